@@ -1,0 +1,102 @@
+import Foundation
+
+/// A property list as read from a file: its value, the format it came in, and what the reader
+/// learned about the file's layout.
+///
+/// The layout notes are what make a rewrite lossless: writing an unchanged document back in its
+/// own format reproduces the input byte for byte, and after an edit only the bytes that depend on
+/// the edit change. They describe the file's shape (object order and sharing, integer widths,
+/// spellings, whitespace), never a copy of its bytes, so they stay valid while ``value`` is edited.
+public struct PlistDocument: Sendable {
+    /// The decoded value. Edit it freely; the notes follow it by position.
+    public var value: PlistValue
+    /// The format the document was read from, and is written back in by ``Plist/write(_:)``.
+    public var format: PlistFormat
+    /// What the reader learned about the layout, or nil for a new document.
+    public var layout: PlistLayout?
+
+    /// A document for a value, with no layout notes: written in the format's standard layout.
+    public init(value: PlistValue, format: PlistFormat, layout: PlistLayout? = nil) {
+        self.value = value
+        self.format = format
+        self.layout = layout
+    }
+}
+
+/// Layout notes of one format, kept by ``PlistDocument``.
+public enum PlistLayout: Sendable {
+    /// Notes on a binary plist's object table.
+    case binary(BinaryLayout)
+    /// Notes on an XML document's spelling and whitespace.
+    case xml(XMLLayout)
+}
+
+/// Options for reading.
+public struct PlistReadOptions: Sendable {
+    /// Resource limits.
+    public var limits: PlistLimits
+    /// Whether to record layout notes for a lossless rewrite. Off saves a little time and memory
+    /// when the document will only be read.
+    public var keepsLayout: Bool
+
+    /// Options with the default limits and layout notes on.
+    public init(limits: PlistLimits = .default, keepsLayout: Bool = true) {
+        self.limits = limits
+        self.keepsLayout = keepsLayout
+    }
+}
+
+/// Reading and writing whole property lists in any format.
+public enum Plist {
+    /// Reads a property list, detecting its format from the content.
+    public static func read(_ data: Data, options: PlistReadOptions = PlistReadOptions()) throws(PlistError) -> PlistDocument {
+        let result: Result<PlistDocument, PlistError> = data.withUnsafeBytes { raw in
+            Result { () throws(PlistError) in try read(bytes: raw, options: options) }
+        }
+        return try result.get()
+    }
+
+    /// Reads a property list from raw bytes, detecting its format from the content.
+    public static func read(bytes: UnsafeRawBufferPointer, options: PlistReadOptions = PlistReadOptions()) throws(PlistError) -> PlistDocument {
+        guard let format = PlistFormat.detect(bytes) else {
+            throw PlistError(.unknownFormat, "empty input is not a property list")
+        }
+        switch format {
+        case .binary:
+            let reader = BinaryPlistReader(limits: options.limits)
+            let (value, layout) = try reader.read(bytes, keepingLayout: options.keepsLayout)
+            return PlistDocument(value: value, format: .binary, layout: layout.map { .binary($0) })
+        case .xml:
+            let reader = XMLPlistReader(limits: options.limits)
+            let (value, layout) = try reader.read(bytes, keepingLayout: options.keepsLayout)
+            return PlistDocument(value: value, format: .xml, layout: layout.map { .xml($0) })
+        case .openStep, .json:
+            throw PlistError(
+                .unknownFormat, format: format,
+                "the input is not an XML or binary property list (\(format.displayName) is not read yet)")
+        }
+    }
+
+    /// Writes a document in its own format, following its layout notes: an unchanged document read
+    /// from a file comes back byte for byte.
+    public static func write(_ document: PlistDocument) throws(PlistError) -> Data {
+        switch (document.format, document.layout) {
+        case (.binary, .binary(let layout)?):
+            return Data(try BinaryPlistWriter().write(document.value, layout: layout))
+        case (.xml, .xml(let layout)?):
+            return Data(try XMLPlistWriter().write(document.value, layout: layout))
+        default:
+            return try write(document.value, as: document.format)
+        }
+    }
+
+    /// Writes a value in the standard layout of `format`, as CoreFoundation would.
+    public static func write(_ value: PlistValue, as format: PlistFormat) throws(PlistError) -> Data {
+        switch format {
+        case .binary: return Data(try BinaryPlistWriter().write(value))
+        case .xml: return Data(try XMLPlistWriter().write(value))
+        case .openStep, .json:
+            throw PlistError(.unsupportedValue, format: format, "writing \(format.displayName) is not supported yet")
+        }
+    }
+}

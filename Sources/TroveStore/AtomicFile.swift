@@ -1,0 +1,2 @@
+// Placeholder: replaced by the atomic file writer.
+import TroveCore
