@@ -1,19 +1,140 @@
-// Placeholder: replaced by the binary codec.
-public struct BinaryLayout: Sendable {}
-
-/// Reads binary property lists.
+/// Reads binary property lists (`bplist0?`) with CoreFoundation's validation rules.
+///
+/// Malformed input fails with a ``PlistError`` carrying the byte offset of the problem; no input
+/// can crash the reader, exhaust its stack (nesting is followed with an explicit stack and cut off
+/// at `limits.maxDepth`), or make it allocate more than the file's size suggests.
+///
+/// Apple's rules are followed, with one version-dependent choice: UTF-8 string objects (`0x7n`,
+/// a `bplist1x` feature) are refused in files headed `bplist00`, as CoreFoundation refuses them,
+/// and read in files with any other `bplist0?` version character.
 public struct BinaryPlistReader: Sendable {
+    /// Bounds on nesting depth and value count.
     public var limits: PlistLimits
+
+    /// A reader with the given limits.
     public init(limits: PlistLimits = .default) { self.limits = limits }
+
+    /// Decodes `bytes`, and when `keepingLayout` is true also returns the notes that let
+    /// ``BinaryPlistWriter`` write the value back byte for byte.
     public func read(_ bytes: UnsafeRawBufferPointer, keepingLayout: Bool = true) throws(PlistError) -> (value: PlistValue, layout: BinaryLayout?) {
-        throw PlistError(.unknownFormat, "not implemented")
+        let trailer = try BinaryTrailer(bytes)
+        // Layout notes index objects with 32 bits; a file with more objects is read without them.
+        let keeps = keepingLayout && trailer.objectCount <= Int(UInt32.max)
+        var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: keeps)
+        let value = try scanner.decodeTop()
+        guard keeps else { return (value, nil) }
+        let (copies, unmatched) = Self.orphanCopies(scanner)
+        let layout = BinaryLayout(
+            versionByte: trailer.versionByte,
+            unusedTrailerBytes: trailer.unusedBytes,
+            sortVersion: trailer.sortVersion,
+            offsetIntSize: trailer.offsetIntSize,
+            objectRefSize: trailer.objectRefSize,
+            encodings: scanner.encodings,
+            walkObjects: scanner.walkObjects,
+            walkExtents: scanner.walkExtents,
+            copies: copies,
+            int128HighWords: scanner.int128HighWords,
+            repeatedKeys: scanner.repeatedKeys,
+            keyTexts: scanner.keyTexts,
+            unmatchedOrphanCount: unmatched)
+        return (value, layout)
+    }
+
+    /// Pairs each unreferenced object with the first reachable object of identical bytes.
+    ///
+    /// Only reachable objects whose marker some orphan shares are measured and hashed, so a file
+    /// without orphans (the common case) costs one pass over the decoded flags.
+    private static func orphanCopies(_ scanner: BinaryObjectScanner) -> ([BinaryLayout.OrphanCopy], Int) {
+        let orphans = scanner.decoded.indices.filter { scanner.decoded[$0] == nil }
+        guard !orphans.isEmpty else { return ([], 0) }
+        let bytes = scanner.bytes
+        func slice(_ index: Int) -> UnsafeRawBufferPointer? {
+            guard let start = try? scanner.offset(ofObject: index),
+                let length = objectLength(bytes, at: start, end: scanner.trailer.offsetTableOffset,
+                                          refSize: scanner.trailer.objectRefSize)
+            else { return nil }
+            return UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
+        }
+        var orphanMarkers = Set<UInt8>()
+        var orphanSlices: [(Int, UnsafeRawBufferPointer)] = []
+        var unmatched = 0
+        for orphan in orphans {
+            guard let s = slice(orphan) else { unmatched += 1; continue }
+            orphanMarkers.insert(s[0])
+            orphanSlices.append((orphan, s))
+        }
+        var firstByContent: [RawBytesKey: Int] = [:]
+        for index in scanner.decoded.indices where scanner.decoded[index] != nil {
+            guard let start = try? scanner.offset(ofObject: index), orphanMarkers.contains(bytes[start]),
+                let s = slice(index)
+            else { continue }
+            let key = RawBytesKey(bytes: s)
+            if firstByContent[key] == nil { firstByContent[key] = index }
+        }
+        var copies: [BinaryLayout.OrphanCopy] = []
+        for (orphan, s) in orphanSlices {
+            if let original = firstByContent[RawBytesKey(bytes: s)] {
+                copies.append(BinaryLayout.OrphanCopy(
+                    object: UInt32(truncatingIfNeeded: orphan), original: UInt32(truncatingIfNeeded: original)))
+            } else {
+                unmatched += 1
+            }
+        }
+        return (copies, unmatched)
+    }
+
+    /// The byte length of the object at `start`, or nil when it is malformed or runs past `end`.
+    static func objectLength(_ bytes: UnsafeRawBufferPointer, at start: Int, end: Int, refSize: Int) -> Int? {
+        let marker = bytes[start]
+        let nibble = Int(marker & 0x0F)
+        var length: Int
+        switch marker >> 4 {
+        case 0x0: length = 1
+        case 0x1: length = nibble <= 4 ? 1 + (1 << nibble) : 0
+        case 0x2: length = nibble == 2 ? 5 : nibble == 3 ? 9 : 0
+        case 0x3: length = marker == 0x33 ? 9 : 0
+        case 0x8: length = 2 + nibble
+        case 0x4, 0x5, 0x6, 0x7, 0xA, 0xC, 0xD:
+            var count = nibble
+            var header = 1
+            if nibble == 0x0F {
+                guard end - start >= 2 else { return nil }
+                let power = Int(bytes[start + 1] & 0x0F)
+                guard bytes[start + 1] >> 4 == 0x1, power <= 3 else { return nil }
+                let width = 1 << power
+                guard end - start >= 2 + width else { return nil }
+                let raw = bytes.loadBigEndian(at: start + 2, width: width)
+                guard raw <= UInt64(end) else { return nil }
+                count = Int(raw)
+                header = 2 + width
+            }
+            let unit: Int
+            switch marker >> 4 {
+            case 0x6: unit = 2
+            case 0xA, 0xC: unit = refSize
+            case 0xD: unit = 2 * refSize
+            default: unit = 1
+            }
+            let (payload, overflow) = count.multipliedReportingOverflow(by: unit)
+            guard !overflow else { return nil }
+            length = header + payload
+        default: length = 0
+        }
+        guard length > 0, length <= end - start else { return nil }
+        return length
     }
 }
 
-/// Writes binary property lists.
-public struct BinaryPlistWriter: Sendable {
-    public init() {}
-    public func write(_ value: PlistValue, layout: BinaryLayout? = nil) throws(PlistError) -> [UInt8] {
-        throw PlistError(.unsupportedValue, "not implemented")
+/// Hashable view of a byte range of the input, compared by content.
+private struct RawBytesKey: Hashable {
+    let bytes: UnsafeRawBufferPointer
+
+    static func == (a: RawBytesKey, b: RawBytesKey) -> Bool {
+        a.bytes.count == b.bytes.count && a.bytes.elementsEqual(b.bytes)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes: bytes)
     }
 }

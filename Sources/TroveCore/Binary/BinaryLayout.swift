@@ -1,0 +1,135 @@
+/// What a binary plist's reader learned about the file's object table, so that writing the
+/// (possibly edited) value back reproduces the file byte for byte where nothing changed.
+///
+/// The notes describe the file's shape, never its bytes: which object index each reference named,
+/// how each object was encoded (integer width, string flavour, how a count was spelled), which
+/// objects were unreferenced copies of others, and the trailer's fields. The writer walks the
+/// value and these notes in lockstep; a note that no longer fits the value is ignored for that
+/// value only.
+///
+/// Invariants (established by ``BinaryPlistReader``, relied on by ``BinaryPlistWriter``):
+/// * `encodings.count == objectCount`; entry `k` describes object `k` (see ``EncodingNote``).
+/// * `walkObjects` and `walkExtents` have equal length, at least 1. They list the object index
+///   met at each step of a pre-order walk of the value that follows references in file order
+///   (an array's element references; a dictionary's key references, then its value references)
+///   and does not descend into an object it has already visited. Entry 0 is the top object.
+///   `walkExtents[p]` counts the entries of the subtree starting at `p`, itself included: 1 for
+///   scalars and for repeat visits, so the children of the container at `p` occupy
+///   `p+1 ..< p+walkExtents[p]`. Every index in `walkObjects` is below `objectCount`, and every
+///   object in it was decoded (is reachable).
+/// * `copies` lists objects never referenced from the top object whose encoding equals that of
+///   a reachable object (`original`); CoreFoundation leaves such copies for repeated booleans and
+///   UIDs and for containers shared by identity. Orphans that copy nothing are not noted.
+/// * `repeatedKeys` holds, for each dictionary whose file entries repeat a key, the file's key
+///   sequence and the hidden values; its keys are walk positions of first visits of dictionaries.
+/// * `keyTexts` holds the decoded text of every object used as a dictionary key.
+/// * `int128HighWords` maps a 16-byte integer object to the high 64 bits it held, which Apple's
+///   readers ignore; only non-zero words are kept.
+///
+/// How the writer uses them: a value whose walk entry names object `k` takes index `k` when `k`
+/// is still free and the noted encoding suits the value's kind, or shares `k` when `k` already
+/// holds an equal value (a shared object); otherwise it becomes a new object, appended after the
+/// noted ones and uniqued CF-style, while its children still follow their own notes. A value that
+/// outgrew its noted width (an integer, a UID, a count, a string no longer ASCII) gets the minimal
+/// encoding. Objects nothing claims are dropped and the rest keep their relative order; the noted
+/// reference and offset sizes stay unless they became too small. Reproduction assumes objects
+/// lie in offset-table order without gaps, which holds for every file in the corpus.
+public struct BinaryLayout: Sendable {
+    /// How one object was encoded: the marker byte as written (so it includes an integer's or
+    /// UID's width, a string's flavour, set-versus-array, and an inline count); in the low bits of
+    /// the high byte how an extended count was written (0 = inline nibble; n + 1 = an integer
+    /// object with marker `0x1n`); and in its top bit whether an ASCII string object held bytes
+    /// above 0x7F (read as Latin-1).
+    struct EncodingNote: Sendable, Hashable {
+        var raw: UInt16
+
+        init(marker: UInt8, extendedCountMarker: UInt8? = nil, holdsLatin1: Bool = false) {
+            raw = UInt16(marker) | UInt16(extendedCountMarker.map { ($0 & 0x0F) + 1 } ?? 0) << 8
+            if holdsLatin1 { raw |= 0x8000 }
+        }
+
+        /// The object's marker byte.
+        var marker: UInt8 { UInt8(truncatingIfNeeded: raw) }
+        /// The marker's high nibble: the object's type.
+        var type: UInt8 { marker >> 4 }
+        /// The marker of the integer object that held the count, when the count was extended.
+        var extendedCountMarker: UInt8? {
+            let code = UInt8(truncatingIfNeeded: raw >> 8) & 0x7F
+            return code == 0 ? nil : 0x10 | (code - 1)
+        }
+        /// True for an ASCII string object whose bytes went above 0x7F.
+        var holdsLatin1: Bool { raw & 0x8000 != 0 }
+
+        /// This note with the Latin-1 flag set.
+        func markingLatin1() -> EncodingNote {
+            var copy = self
+            copy.raw |= 0x8000
+            return copy
+        }
+    }
+
+    /// An unreferenced object whose bytes equal those of a reachable one.
+    struct OrphanCopy: Sendable, Hashable {
+        /// The orphan's index.
+        var object: UInt32
+        /// The reachable object it copies.
+        var original: UInt32
+    }
+
+    /// A dictionary whose file entries repeat a key. The value keeps each key once, at its first
+    /// position with its last value (as Apple's readers do); this note keeps the file's key
+    /// sequence and the values the repeats hid, so an unchanged dictionary is written back with
+    /// all of its entries. Used only while the dictionary still has exactly the noted keys.
+    struct RepeatedKeys: Sendable {
+        /// Every entry's key, in file order, repeats included.
+        var keys: [String]
+        /// The values of entries a later entry with the same key overrode, by entry index.
+        var hiddenValues: [Int: PlistValue]
+    }
+
+    /// The character after `bplist0` in the header.
+    var versionByte: UInt8
+    /// The trailer's five unused bytes, big-endian in the low 40 bits.
+    var unusedTrailerBytes: UInt64
+    /// The trailer's sortVersion byte.
+    var sortVersion: UInt8
+    /// The offset-table entry width the file used.
+    var offsetIntSize: Int
+    /// The object reference width the file used.
+    var objectRefSize: Int
+    /// Encoding of each object, by index.
+    var encodings: [EncodingNote]
+    /// Object index met at each step of the reference walk.
+    var walkObjects: [UInt32]
+    /// Size of the subtree at each step of the reference walk.
+    var walkExtents: [UInt32]
+    /// Unreferenced copies of reachable objects.
+    var copies: [OrphanCopy]
+    /// Non-zero high halves of 16-byte integers, by object index.
+    var int128HighWords: [UInt32: UInt64]
+    /// Dictionaries whose file entries repeat a key, by the walk position of the dictionary.
+    var repeatedKeys: [UInt32: RepeatedKeys]
+    /// The text of each object used as a dictionary key, so that a dictionary's entries can be
+    /// matched to their notes by key after keys were inserted, removed or reordered. (The strings
+    /// share storage with the decoded value's keys.)
+    var keyTexts: [UInt32: String]
+    /// Unreferenced objects that copy no reachable object; they are dropped on write, so a file
+    /// holding any cannot be reproduced exactly.
+    public internal(set) var unmatchedOrphanCount: Int
+
+    /// True when the notes can reproduce the file they came from byte for byte: it has no
+    /// unreferenced objects that copy nothing. (Objects must also lie in offset-table order
+    /// without gaps, as in every file of the corpus.)
+    public var reproducesSource: Bool { unmatchedOrphanCount == 0 }
+
+    /// The number of objects in the file the notes were taken from.
+    public var objectCount: Int { encodings.count }
+
+    /// The width of object references in the file the notes were taken from; the writer keeps
+    /// it while it can still address every object.
+    public var referenceSize: Int { objectRefSize }
+
+    /// The width of offset-table entries in the file the notes were taken from; the writer keeps
+    /// it while it can still address the offset table.
+    public var offsetSize: Int { offsetIntSize }
+}

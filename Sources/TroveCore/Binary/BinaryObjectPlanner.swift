@@ -1,0 +1,447 @@
+import Foundation
+
+/// Decides which objects a binary plist will hold, in which order, and what each references:
+/// the first of the writer's two passes. Nesting is followed with an explicit stack.
+///
+/// Without layout notes every node is new and objects come out in CoreFoundation's flatten
+/// order (depth-first pre-order; a dictionary, then all its keys, then each value's subtree),
+/// with strings, numbers, dates and data uniqued by exact value. With notes, each node first
+/// tries the object index its note names: it takes the index when the index is still free, or
+/// shares it when the index already holds an equal value (a shared object). Everything else is
+/// new and is appended after the noted objects, CF-style.
+struct BinaryObjectPlanner {
+    /// What a planned object holds.
+    enum Content {
+        /// A string, number, date, data, bool, UID or null, in `Slot.value`.
+        case scalar
+        /// An array (written as a set when `isSet`), children in `children`.
+        case array(isSet: Bool)
+        /// A dictionary: its key slots, then its value slots, in `children`.
+        case dictionary
+        /// An unreferenced object encoded exactly like another slot.
+        case copy(of: Int)
+    }
+
+    /// One object of the output.
+    struct Slot {
+        /// Sort key of the output order: the noted object index, or `noted count + n` for the
+        /// n-th new object.
+        var order: Int
+        var value: PlistValue
+        var content: Content
+        /// How the file encoded the object this slot took over, if any.
+        var note: BinaryLayout.EncodingNote?
+        var childStart = 0
+        var childCount = 0
+    }
+
+    let layout: BinaryLayout?
+    let maxDepth: Int
+    private(set) var slots: [Slot] = []
+    private(set) var children: [Int] = []
+    private var pendingChildren: [Int] = []
+    /// Slot holding each noted object index, or -1 while the index is free.
+    private var holderOfObject: [Int]
+    /// Walk position of each noted object's first visit (whose subtree describes its children).
+    private var firstVisit: [Int]
+    private var newObjectCount = 0
+    /// Exact-value index of scalar slots, built on the first new scalar so that an unchanged
+    /// rewrite hashes nothing.
+    private var uniqued: [ScalarKey: Int]?
+
+    init(layout: BinaryLayout?, maxDepth: Int) {
+        self.layout = layout
+        self.maxDepth = maxDepth
+        if let layout {
+            holderOfObject = Array(repeating: -1, count: layout.objectCount)
+            var first = Array(repeating: -1, count: layout.objectCount)
+            for (position, object) in layout.walkObjects.enumerated() where first[Int(object)] < 0 {
+                first[Int(object)] = position
+            }
+            firstVisit = first
+        } else {
+            holderOfObject = []
+            firstVisit = []
+        }
+    }
+
+    var notedObjectCount: Int { layout?.objectCount ?? 0 }
+
+    // MARK: - Planning
+
+    /// A container whose children are being planned.
+    private struct Frame {
+        enum Children {
+            case array([PlistValue])
+            case dictionary(PlistDictionary, DictionaryEntryNotes)
+            /// A dictionary written with the repeated keys its notes recorded.
+            case restored([(String, PlistValue)])
+        }
+
+        var slot: Int
+        /// Where this container's children start in `pendingChildren`.
+        var mark: Int
+        /// Containers above this one.
+        var depth: Int
+        var children: Children
+        var total: Int
+        var next = 0
+        /// Notes of array elements, or of restored keys.
+        var cursor: NoteCursor
+        /// Notes of restored values.
+        var valueCursor: NoteCursor
+    }
+
+    /// Plans the top value and the orphan copies the notes ask for; returns the top slot.
+    ///
+    /// Containers are planned with an explicit stack rather than recursion, so deep values need
+    /// no more than a small thread stack.
+    mutating func planDocument(_ value: PlistValue) throws(PlistError) -> Int {
+        var stack: [Frame] = []
+        var planned = try plan(value, notedAt: layout == nil ? nil : 0, depth: 0, stack: &stack)
+        let top: Int
+        while true {
+            if let slot = planned {
+                if stack.isEmpty {
+                    top = slot
+                    break
+                }
+                pendingChildren.append(slot)
+            }
+            let last = stack.count - 1
+            if stack[last].next < stack[last].total {
+                let (child, position) = Self.nextChild(of: &stack[last])
+                planned = try plan(child, notedAt: position, depth: stack[last].depth + 1, stack: &stack)
+            } else {
+                let frame = stack.removeLast()
+                attachChildren(to: frame.slot, from: frame.mark)
+                planned = frame.slot
+            }
+        }
+        if let layout {
+            for copy in layout.copies {
+                let original = holderOfObject[Int(copy.original)]
+                guard holderOfObject[Int(copy.object)] < 0, original >= 0 else { continue }
+                slots.append(Slot(order: Int(copy.object), value: .null, content: .copy(of: original)))
+            }
+        }
+        return top
+    }
+
+    /// The next child of a container to plan, with its note: array elements in order; for a
+    /// dictionary all keys, then all values.
+    private static func nextChild(of frame: inout Frame) -> (PlistValue, Int?) {
+        let i = frame.next
+        frame.next += 1
+        switch frame.children {
+        case .array(let elements):
+            return (elements[i], frame.cursor.next())
+        case .dictionary(let entries, let notes):
+            let count = entries.count
+            if i < count { return (.string(entries.storage.keys[i]), notes.key(i)) }
+            return (entries.storage.values[i - count], notes.value(i - count))
+        case .restored(let entries):
+            if i < entries.count { return (.string(entries[i].0), frame.cursor.next()) }
+            return (entries[i - entries.count].1, frame.valueCursor.next())
+        }
+    }
+
+    /// Plans `value`, whose note (if any) is walk entry `position`: returns the slot a reference
+    /// to the value must name, or nil after pushing a frame for a new container's children.
+    private mutating func plan(
+        _ value: PlistValue, notedAt position: Int?, depth: Int, stack: inout [Frame]
+    ) throws(PlistError) -> Int? {
+        var subtree: Int?
+        if let position, let layout {
+            let object = Int(layout.walkObjects[position])
+            let note = layout.encodings[object]
+            if Self.note(note, fits: value) {
+                subtree = firstVisit[object]
+                let holder = holderOfObject[object]
+                if holder < 0 {
+                    return try add(value, order: object, note: note, subtree: subtree, depth: depth, stack: &stack)
+                }
+                if Self.sameValue(slots[holder].value, value) { return holder }
+            }
+        }
+        if let key = ScalarKey(value) {
+            if uniqued == nil { buildUniquingIndex() }
+            if let existing = uniqued?[key] {
+                switch value {
+                case .bool, .uid:
+                    // CoreFoundation does not unique booleans and UIDs: it appends each
+                    // occurrence as an object of its own, but every reference names the first.
+                    slots.append(Slot(order: nextNewOrder(), value: value, content: .copy(of: existing)))
+                default: break
+                }
+                return existing
+            }
+            let slot = slots.count
+            slots.append(Slot(order: nextNewOrder(), value: value, content: .scalar))
+            uniqued?[key] = slot
+            return slot
+        }
+        return try add(value, order: nextNewOrder(), note: nil, subtree: subtree, depth: depth, stack: &stack)
+    }
+
+    private mutating func nextNewOrder() -> Int {
+        defer { newObjectCount += 1 }
+        return notedObjectCount + newObjectCount
+    }
+
+    /// Appends a slot for `value`; for a container, pushes a frame to plan its children, following
+    /// the notes of walk entry `subtree` when given, and returns nil.
+    private mutating func add(
+        _ value: PlistValue, order: Int, note: BinaryLayout.EncodingNote?, subtree: Int?, depth: Int,
+        stack: inout [Frame]
+    ) throws(PlistError) -> Int? {
+        let slot = slots.count
+        if order < notedObjectCount { holderOfObject[order] = slot }
+        let mark = pendingChildren.count
+        switch value {
+        case .array(let elements):
+            try checkDepth(depth)
+            slots.append(Slot(order: order, value: value, content: .array(isSet: note?.type == 0xC), note: note))
+            let cursor = NoteCursor(layout: layout, container: subtree)
+            stack.append(Frame(
+                slot: slot, mark: mark, depth: depth, children: .array(elements), total: elements.count,
+                cursor: cursor, valueCursor: cursor))
+            return nil
+        case .dictionary(let entries):
+            try checkDepth(depth)
+            slots.append(Slot(order: order, value: value, content: .dictionary, note: note))
+            let keyCursor = NoteCursor(layout: layout, container: subtree)
+            if let restored = restoredEntries(of: entries, subtree: subtree) {
+                var valueCursor = keyCursor
+                valueCursor.skip(valueCursor.remainingCount() / 2)
+                stack.append(Frame(
+                    slot: slot, mark: mark, depth: depth, children: .restored(restored), total: 2 * restored.count,
+                    cursor: keyCursor, valueCursor: valueCursor))
+            } else {
+                let notes = entryNotes(for: entries, subtree: subtree)
+                stack.append(Frame(
+                    slot: slot, mark: mark, depth: depth, children: .dictionary(entries, notes),
+                    total: 2 * entries.count, cursor: keyCursor, valueCursor: keyCursor))
+            }
+            return nil
+        default:
+            slots.append(Slot(order: order, value: value, content: .scalar, note: note))
+            if let key = ScalarKey(value), uniqued != nil, uniqued?[key] == nil { uniqued?[key] = slot }
+            return slot
+        }
+    }
+
+    /// Where the notes of each entry of a dictionary are: by position while the dictionary's keys
+    /// are the noted keys in the noted order (the common, cheap case), else matched by key text,
+    /// so inserting, removing or reordering keys leaves the other entries on their own notes.
+    private func entryNotes(for entries: PlistDictionary, subtree: Int?) -> DictionaryEntryNotes {
+        guard let layout, let subtree else { return DictionaryEntryNotes() }
+        var cursor = NoteCursor(layout: layout, container: subtree)
+        let notedCount = cursor.remainingCount() / 2
+        let firstKey = subtree + 1
+        let keys = entries.storage.keys
+        var inOrder = notedCount == keys.count
+        if inOrder {
+            for i in 0..<notedCount where layout.keyTexts[layout.walkObjects[firstKey + i]] != keys[i] {
+                inOrder = false
+                break
+            }
+        }
+        cursor.skip(notedCount)
+        var valuePositions: [Int] = []
+        valuePositions.reserveCapacity(notedCount)
+        while let position = cursor.next() { valuePositions.append(position) }
+        if inOrder {
+            return DictionaryEntryNotes(keyPositions: Array(firstKey..<firstKey + notedCount), valuePositions: valuePositions)
+        }
+        var notedIndex: [String: Int] = [:]
+        for i in 0..<notedCount {
+            guard let text = layout.keyTexts[layout.walkObjects[firstKey + i]] else { continue }
+            if notedIndex[text] == nil { notedIndex[text] = i }
+        }
+        var keyPositions: [Int?] = []
+        var matchedValues: [Int?] = []
+        keyPositions.reserveCapacity(keys.count)
+        matchedValues.reserveCapacity(keys.count)
+        for key in keys {
+            let i = notedIndex[key]
+            keyPositions.append(i.map { firstKey + $0 })
+            matchedValues.append(i.flatMap { $0 < valuePositions.count ? valuePositions[$0] : nil })
+        }
+        return DictionaryEntryNotes(optionalKeyPositions: keyPositions, optionalValuePositions: matchedValues)
+    }
+
+    /// The file's entries of a dictionary whose keys repeated, when its notes say so and it still
+    /// has exactly the noted keys: every noted key in file order, each with the value it hid or,
+    /// for its last occurrence, the dictionary's value.
+    private func restoredEntries(of entries: PlistDictionary, subtree: Int?) -> [(String, PlistValue)]? {
+        guard let subtree, let repeated = layout?.repeatedKeys[UInt32(truncatingIfNeeded: subtree)] else { return nil }
+        guard Set(repeated.keys).count == entries.count else { return nil }
+        var restored: [(String, PlistValue)] = []
+        restored.reserveCapacity(repeated.keys.count)
+        for (i, key) in repeated.keys.enumerated() {
+            guard let current = entries[key] else { return nil }
+            restored.append((key, repeated.hiddenValues[i] ?? current))
+        }
+        return restored
+    }
+
+    private mutating func attachChildren(to slot: Int, from mark: Int) {
+        slots[slot].childStart = children.count
+        slots[slot].childCount = pendingChildren.count - mark
+        children.append(contentsOf: pendingChildren[mark...])
+        pendingChildren.removeSubrange(mark...)
+    }
+
+    private func checkDepth(_ depth: Int) throws(PlistError) {
+        guard depth < maxDepth else {
+            throw PlistError(
+                .depthLimit, format: .binary,
+                "containers are nested more than \(maxDepth) levels deep; Apple's readers would refuse the file")
+        }
+    }
+
+    private mutating func buildUniquingIndex() {
+        var index: [ScalarKey: Int] = [:]
+        for (slot, planned) in slots.enumerated() {
+            guard case .scalar = planned.content, let key = ScalarKey(planned.value), index[key] == nil else { continue }
+            index[key] = slot
+        }
+        uniqued = index
+    }
+
+    // MARK: - Matching notes to values
+
+    /// True when an object encoded as `note` could hold `value`.
+    static func note(_ note: BinaryLayout.EncodingNote, fits value: PlistValue) -> Bool {
+        switch (note.type, value) {
+        case (0x0, .null): return note.marker == 0x00
+        case (0x0, .bool): return note.marker == 0x08 || note.marker == 0x09
+        case (0x1, .integer), (0x2, .real), (0x3, .date), (0x4, .data), (0x8, .uid): return true
+        case (0x5, .string), (0x6, .string), (0x7, .string): return true
+        case (0xA, .array), (0xC, .array), (0xD, .dictionary): return true
+        default: return false
+        }
+    }
+
+    /// Whether a node may share the slot that already holds `held`: exact equality for scalars
+    /// (bit patterns, code units), value equality for containers, which is O(1) when they share
+    /// storage as a shared object decoded once does.
+    static func sameValue(_ held: PlistValue, _ value: PlistValue) -> Bool {
+        if let a = ScalarKey(held) { return ScalarKey(value) == a }
+        return held == value
+    }
+}
+
+/// The walk entries noting each entry of a dictionary value, by the entry's index.
+struct DictionaryEntryNotes {
+    private var keyPositions: [Int?] = []
+    private var valuePositions: [Int?] = []
+
+    /// No notes.
+    init() {}
+
+    /// Notes matched by position: entry i has the i-th noted key and value.
+    init(keyPositions: [Int], valuePositions: [Int]) {
+        self.keyPositions = keyPositions
+        self.valuePositions = valuePositions
+    }
+
+    /// Notes matched by key; nil where an entry has no noted counterpart.
+    init(optionalKeyPositions: [Int?], optionalValuePositions: [Int?]) {
+        keyPositions = optionalKeyPositions
+        valuePositions = optionalValuePositions
+    }
+
+    func key(_ i: Int) -> Int? { i < keyPositions.count ? keyPositions[i] : nil }
+    func value(_ i: Int) -> Int? { i < valuePositions.count ? valuePositions[i] : nil }
+}
+
+/// Steps through the walk entries of a container's children.
+struct NoteCursor {
+    private let extents: [UInt32]
+    private var position: Int
+    private let end: Int
+
+    init(layout: BinaryLayout?, container: Int?) {
+        if let layout, let container {
+            extents = layout.walkExtents
+            position = container + 1
+            end = container + Int(layout.walkExtents[container])
+        } else {
+            extents = []
+            position = 0
+            end = 0
+        }
+    }
+
+    /// The next child's walk entry, or nil once the noted children are used up.
+    mutating func next() -> Int? {
+        guard position < end else { return nil }
+        defer { position += Int(extents[position]) }
+        return position
+    }
+
+    /// Skips `count` children.
+    mutating func skip(_ count: Int) {
+        for _ in 0..<count { _ = next() }
+    }
+
+    /// How many children remain.
+    func remainingCount() -> Int {
+        var copy = self
+        var count = 0
+        while copy.next() != nil { count += 1 }
+        return count
+    }
+}
+
+/// A scalar's exact identity for uniquing: kind plus bit pattern or code units, so that 0.0 and
+/// -0.0, a 32- and a 64-bit real, or two canonically equivalent strings stay distinct objects.
+enum ScalarKey: Hashable {
+    case string(LiteralString)
+    case integer(PlistInteger)
+    case real32(UInt32)
+    case real64(UInt64)
+    case date(UInt64)
+    case data(Data)
+    case bool(Bool)
+    case uid(UInt64)
+    case null
+
+    /// The key of a scalar; nil for containers.
+    init?(_ value: PlistValue) {
+        switch value {
+        case .string(let s): self = .string(LiteralString(s))
+        case .integer(let i): self = .integer(i)
+        case .real(let r):
+            self = r.width == .single ? .real32(Float(r.value).bitPattern) : .real64(r.value.bitPattern)
+        case .date(let d): self = .date(d.secondsSinceReferenceDate.bitPattern)
+        case .data(let d): self = .data(d)
+        case .bool(let b): self = .bool(b)
+        case .uid(let u): self = .uid(u)
+        case .null: self = .null
+        case .array, .dictionary: return nil
+        }
+    }
+}
+
+/// A string compared and hashed by its UTF-8 code units rather than by canonical equivalence,
+/// matching CoreFoundation's literal `CFEqual` on strings.
+struct LiteralString: Hashable {
+    let string: String
+
+    init(_ string: String) { self.string = string }
+
+    static func == (a: LiteralString, b: LiteralString) -> Bool {
+        a.string.utf8.count == b.string.utf8.count && a.string.utf8.elementsEqual(b.string.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        let hashed: Void? = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil {
+            for byte in string.utf8 { hasher.combine(byte) }
+        }
+        hasher.combine(string.utf8.count)
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+@testable import TroveCore
+
+/// The bytes of every object of a binary plist, by index.
+private func objectBytes(_ file: [UInt8]) throws -> [[UInt8]] {
+    try file.withUnsafeBytes { raw throws(PlistError) -> [[UInt8]] in
+        let trailer = try BinaryTrailer(raw)
+        let scanner = BinaryObjectScanner(bytes: raw, trailer: trailer, limits: .default, keepsLayout: false)
+        var objects: [[UInt8]] = []
+        for index in 0..<trailer.objectCount {
+            let start = try scanner.offset(ofObject: index)
+            let length = BinaryPlistReader.objectLength(
+                raw, at: start, end: trailer.offsetTableOffset, refSize: trailer.objectRefSize) ?? 0
+            objects.append(Array(raw[start..<start + length]))
+        }
+        return objects
+    }
+}
+
+/// A top-level entry of a dictionary file whose value object is referenced exactly once, with its
+/// object index.
+private func singlyReferencedEntry(
+    _ layout: BinaryLayout, _ dictionary: PlistDictionary, where accept: (PlistValue) -> Bool
+) -> (key: String, object: Int)? {
+    var references: [UInt32: Int] = [:]
+    for object in layout.walkObjects { references[object, default: 0] += 1 }
+    var cursor = NoteCursor(layout: layout, container: 0)
+    cursor.skip(dictionary.count)
+    for (key, value) in dictionary.storage {
+        guard let position = cursor.next() else { return nil }
+        let object = layout.walkObjects[position]
+        if accept(value), references[object] == 1 { return (key, Int(object)) }
+    }
+    return nil
+}
+
+private let appleFiles = [
+    "binary/prefs-com.apple.Accessibility.Assets.plist",
+    "binary/prefs-com.apple.Compressor.plist",
+    "binary/prefs-com.apple.motionapp.plist",
+    "binary/prefs-com.apple.spaces.plist",
+    "binary/prefs-com.apple.universalaccess.plist",
+    "binary/prefs-com.apple.screencaptureui.plist",
+    "binary/prefs-com.apple.QuartzComposer.editor.plist",
+]
+
+private func fixture(_ path: String) throws -> [UInt8] {
+    let root = try #require(BinaryFixtures.root)
+    return [UInt8](try Data(contentsOf: root.appendingPathComponent(path)))
+}
+
+@Suite("Binary layout: edits")
+struct BinaryLayoutEditTests {
+    @Test("changing one scalar of an Apple file changes only that object",
+          .enabled(if: BinaryFixtures.available, "fixture corpus not found: set TROVE_FIXTURES or place it at ../shared/fixtures"))
+    func oneScalarEdit() throws {
+        var edited = 0
+        for path in appleFiles {
+            let original = try fixture(path)
+            let (value, layout) = try readBinary(original)
+            let notes = try #require(layout)
+            guard case .dictionary(var dictionary) = value,
+                let (key, object) = singlyReferencedEntry(notes, dictionary, where: {
+                    if case .integer(let i) = $0 { return !i.isNegative && i.magnitude < 200 }
+                    if case .string = $0 { return true }
+                    return false
+                })
+            else { continue }
+            switch dictionary[key] {
+            case .integer(let i)?: dictionary[key] = .integer(PlistInteger(i.magnitude + 1))
+            case .string(let s)?: dictionary[key] = .string(s + " (edited)")
+            default: continue
+            }
+            let rewritten = try BinaryPlistWriter().write(.dictionary(dictionary), layout: notes)
+            #expect(try readBinary(rewritten).value == .dictionary(dictionary), "\(path)")
+            let before = try objectBytes(original)
+            let after = try objectBytes(rewritten)
+            #expect(before.count == after.count, "\(path)")
+            for index in before.indices where index != object && index < after.count {
+                #expect(before[index] == after[index], "\(path): object \(index) changed")
+            }
+            #expect(before[object] != after[object], "\(path)")
+            edited += 1
+        }
+        #expect(edited >= 4)
+    }
+
+    @Test("adding and removing keys keeps every other object",
+          .enabled(if: BinaryFixtures.available, "fixture corpus not found: set TROVE_FIXTURES or place it at ../shared/fixtures"))
+    func addAndRemoveKeys() throws {
+        let original = try fixture("binary/prefs-com.apple.spaces.plist")
+        let (value, layout) = try readBinary(original)
+        guard case .dictionary(var dictionary) = value else { Issue.record("not a dictionary"); return }
+        dictionary["trove-added-key"] = ["new", 123_456]
+        let added = try BinaryPlistWriter().write(.dictionary(dictionary), layout: layout)
+        #expect(try readBinary(added).value == .dictionary(dictionary))
+        let before = try objectBytes(original)
+        let after = try objectBytes(added)
+        // The new key, the array, "new" and 123456 are appended; only the top dictionary changes.
+        #expect(after.count == before.count + 4)
+        #expect(Array(after[1..<before.count]) == Array(before[1...]))
+
+        // Removing the added key again gives back the original file exactly.
+        dictionary.removeValue(forKey: "trove-added-key")
+        #expect(try BinaryPlistWriter().write(.dictionary(dictionary), layout: layout) == original)
+
+        // Removing an original key drops its objects and keeps the rest readable and equal.
+        let firstKey = try #require(dictionary.keys.first)
+        dictionary.removeValue(forKey: firstKey)
+        let removed = try BinaryPlistWriter().write(.dictionary(dictionary), layout: layout)
+        #expect(try readBinary(removed).value == .dictionary(dictionary))
+        #expect(try objectBytes(removed).count < before.count)
+    }
+
+    @Test("removing or reordering keys keeps every other entry on its own object",
+          .enabled(if: BinaryFixtures.available, "fixture corpus not found: set TROVE_FIXTURES or place it at ../shared/fixtures"))
+    func removeMiddleKeyAndReorder() throws {
+        var checked = 0
+        for path in appleFiles {
+            let original = try fixture(path)
+            let (value, layout) = try readBinary(original)
+            let notes = try #require(layout)
+            guard case .dictionary(let dictionary) = value, dictionary.count >= 3 else { continue }
+            var references: [UInt32: Int] = [:]
+            for object in notes.walkObjects { references[object, default: 0] += 1 }
+            // A middle entry whose key and scalar value are used nowhere else.
+            var cursor = NoteCursor(layout: notes, container: 0)
+            let keyPositions = (0..<dictionary.count).compactMap { _ in cursor.next() }
+            let valuePositions = (0..<dictionary.count).compactMap { _ in cursor.next() }
+            guard let middle = (1..<dictionary.count - 1).first(where: { i in
+                !dictionary[i].value.isContainer
+                    && references[notes.walkObjects[keyPositions[i]]] == 1
+                    && references[notes.walkObjects[valuePositions[i]]] == 1
+            }) else { continue }
+            let removedObjects = [Int(notes.walkObjects[keyPositions[middle]]), Int(notes.walkObjects[valuePositions[middle]])]
+            var smaller = dictionary
+            smaller.removeValue(forKey: dictionary[middle].key)
+            let rewritten = try BinaryPlistWriter().write(.dictionary(smaller), layout: notes)
+            #expect(try readBinary(rewritten).value == .dictionary(smaller), "\(path)")
+            let before = try objectBytes(original)
+            let after = try objectBytes(rewritten)
+            #expect(after.count == before.count - 2, "\(path)")
+            // Every surviving scalar object keeps its bytes, in the same order.
+            let scalars = { (objects: [[UInt8]]) in objects.filter { ![0xA, 0xC, 0xD].contains($0.first.map { $0 >> 4 } ?? 0) } }
+            let kept = before.indices.filter { !removedObjects.contains($0) }.map { before[$0] }
+            #expect(scalars(after) == scalars(kept), "\(path)")
+
+            // Reversed key order: same objects, only the dictionary's reference order changes.
+            let reversed = PlistDictionary(dictionary.reversed().map { ($0.key, $0.value) })
+            let reordered = try BinaryPlistWriter().write(.dictionary(reversed), layout: notes)
+            #expect(try readBinary(reordered).value == value, "\(path)")
+            #expect(try objectBytes(reordered).count == before.count, "\(path)")
+            #expect(Array(try objectBytes(reordered)[1...]) == Array(before[1...]), "\(path)")
+            checked += 1
+        }
+        #expect(checked >= 2)
+    }
+
+    @Test("a value that outgrows its noted width gets the minimal encoding")
+    func widening() throws {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA3, 1, 2, 3])
+        builder.add([0x10, 0x05])
+        builder.add([0x51, 0x61])
+        builder.add([0x14] + Array(repeating: 0, count: 15) + [0x02])
+        let file = builder.build()
+        let (value, layout) = try readBinary(file)
+        #expect(value == [5, "a", 2])
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+        let edited: PlistValue = [70_000, "é", -2]
+        let bytes = try BinaryPlistWriter().write(edited, layout: layout)
+        #expect(try readBinary(bytes).value == edited)
+        let objects = try objectBytes(bytes)
+        #expect(objects[1] == [0x12, 0x00, 0x01, 0x11, 0x70])
+        #expect(objects[2] == [0x61, 0x00, 0xE9])
+        #expect(objects[3] == [0x13] + Array(repeating: 0xFF, count: 7) + [0xFE])
+    }
+
+    @Test("editing one use of a shared container leaves the other uses shared")
+    func sharedContainerEdit() throws {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA3, 1, 1, 1])
+        builder.add([0xA2, 2, 3])
+        builder.add([0x51, 0x78])
+        builder.add([0x10, 0x01])
+        let file = builder.build()
+        let (value, layout) = try readBinary(file)
+        guard case .array(var elements) = value else { Issue.record("not an array"); return }
+        elements[2] = ["x", 2]
+        let bytes = try BinaryPlistWriter().write(.array(elements), layout: layout)
+        #expect(try readBinary(bytes).value == .array(elements))
+        let objects = try objectBytes(bytes)
+        // The first two uses still name object 1; the edited one is a new array sharing "x".
+        #expect(objects[0] == [0xA3, 1, 1, 4])
+        #expect(Array(objects[1...3]) == [[0xA2, 2, 3], [0x51, 0x78], [0x10, 0x01]])
+        #expect(objects[4] == [0xA2, 2, 5])
+        #expect(objects[5] == [0x10, 0x02])
+    }
+
+    @Test("a kind change ignores the note and falls back to the standard encoding")
+    func kindChange() throws {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xD1, 1, 2])
+        builder.add([0x51, 0x6B])
+        builder.add([0x62, 0x00, 0x61, 0x00, 0x62])
+        let file = builder.build()
+        let (value, layout) = try readBinary(file)
+        #expect(value == ["k": "ab"])
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+        let edited: PlistValue = ["k": [1]]
+        let bytes = try BinaryPlistWriter().write(edited, layout: layout)
+        #expect(try readBinary(bytes).value == edited)
+    }
+
+    @Test("orphan copies of booleans survive a rewrite")
+    func orphanCopies() throws {
+        let fresh = try BinaryPlistWriter().write([true, ["k": true], false, false])
+        let (value, layout) = try readBinary(fresh)
+        #expect(layout?.copies.count == 2)
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == fresh)
+    }
+}
+
+@Suite("Binary layout: mismatched notes")
+struct BinaryLayoutMismatchTests {
+    @Test("any value written with any file's notes reads back equal",
+          .enabled(if: BinaryFixtures.available, "fixture corpus not found: set TROVE_FIXTURES or place it at ../shared/fixtures"))
+    func foreignNotes() throws {
+        let decoded = try BinaryFixtures.validRows.map { try readBinary($0.bytes) }
+        var pairs = 0
+        for (i, source) in decoded.enumerated() {
+            // Each file's notes applied to a few other files' values, and to edited copies.
+            for offset in [1, 31] {
+                let other = decoded[(i + offset) % decoded.count].value
+                let bytes = try BinaryPlistWriter().write(other, layout: source.layout)
+                #expect(try readBinary(bytes).value == other)
+                pairs += 1
+            }
+            if case .dictionary(var top) = source.value, let firstKey = top.keys.first {
+                top[firstKey] = ["replaced", 1, [true]]
+                let bytes = try BinaryPlistWriter().write(.dictionary(top), layout: source.layout)
+                #expect(try readBinary(bytes).value == .dictionary(top))
+            }
+            if case .array(var elements) = source.value, !elements.isEmpty {
+                elements.removeFirst()
+                elements.append(.data(Data([1, 2, 3])))
+                let bytes = try BinaryPlistWriter().write(.array(elements), layout: source.layout)
+                #expect(try readBinary(bytes).value == .array(elements))
+            }
+        }
+        #expect(pairs == decoded.count * 2)
+    }
+}
