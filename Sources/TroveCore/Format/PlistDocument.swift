@@ -70,10 +70,21 @@ public enum Plist {
             let reader = XMLPlistReader(limits: options.limits)
             let (value, layout) = try reader.read(bytes, keepingLayout: options.keepsLayout)
             return PlistDocument(value: value, format: .xml, layout: layout.map { .xml($0) })
-        case .openStep, .json:
-            throw PlistError(
-                .unknownFormat, format: format,
-                "the input is not an XML or binary property list (\(format.displayName) is not read yet)")
+        case .openStep:
+            // `{` and `"` open both OpenStep and JSON documents. CoreFoundation's reading comes first
+            // (plutil reads `5` as the string "5"); JSON is the fallback, as in plutil.
+            do {
+                let value = try OpenStepPlistReader(limits: options.limits).read(bytes)
+                return PlistDocument(value: value, format: .openStep)
+            } catch let openStepError {
+                guard let value = try? JSONPlistReader(limits: options.limits).read(bytes) else {
+                    throw openStepError
+                }
+                return PlistDocument(value: value, format: .json)
+            }
+        case .json:
+            let value = try JSONPlistReader(limits: options.limits).read(bytes)
+            return PlistDocument(value: value, format: .json)
         }
     }
 
@@ -95,8 +106,8 @@ public enum Plist {
         switch format {
         case .binary: return Data(try BinaryPlistWriter().write(value))
         case .xml: return Data(try XMLPlistWriter().write(value))
-        case .openStep, .json:
-            throw PlistError(.unsupportedValue, format: format, "writing \(format.displayName) is not supported yet")
+        case .openStep: return Data(try OpenStepPlistWriter().write(value))
+        case .json: return Data(try JSONPlistWriter().write(value))
         }
     }
 }

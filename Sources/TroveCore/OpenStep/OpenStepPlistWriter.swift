@@ -1,0 +1,227 @@
+import Foundation
+
+/// Writes old-style (OpenStep) text property lists in one stable layout.
+///
+/// Apple's frameworks read this format but no longer write it, so the layout follows Xcode's
+/// `project.pbxproj` files, the old-style text most often seen today:
+///
+/// ```
+/// {
+/// 	name = Example;
+/// 	list = (
+/// 		one,
+/// 		"two words",
+/// 	);
+/// 	empty = {
+/// 	};
+/// 	bytes = <0fbd771c 2b>;
+/// }
+/// ```
+///
+/// - One tab per nesting level. Every entry is `key = value;` on its own line; every array
+///   element is followed by a comma (CF accepts the trailing comma). Empty containers are written
+///   open and closed on two lines, as Xcode does. The document ends with a newline.
+/// - Strings and keys are unquoted when non-empty, made only of `[A-Za-z0-9_$/:.-]` and free of
+///   `//` (which would start a comment); otherwise they are double-quoted with `\"`, `\\`,
+///   `\n`, `\t`, `\r`, `\a`, `\b`, `\f`, `\v` and `\UXXXX` for the remaining control characters.
+///   Other characters are written as UTF-8 unless ``Options/escapesNonASCII`` asks for `\UXXXX`
+///   escapes (with surrogate pairs above U+FFFF), which keeps the output ASCII.
+/// - Data is lowercase hex in groups of four bytes: `<0fbd771c 2b>`, the grouping of
+///   `NSData`'s description.
+/// - The format has only strings, so other scalars are written as the strings Apple's
+///   descriptions give them: integers in decimal, reals in the shortest form that reads back to
+///   the same number (`0.1`, `3`, `1e+300`), booleans as `YES`/`NO`, and dates as
+///   `2024-01-01 12:00:00 +0000` (UTC, whole seconds). They read back as strings. With
+///   ``Options/gnustepTyped`` they are written in GNUstep's typed form instead (`<*I5>`,
+///   `<*R0.1>`, `<*BY>`, `<*D2024-01-01 12:00:00 +0000>`), which ``OpenStepPlistReader`` reads
+///   back as the same types (dates to the whole second) when its GNUstep option is on.
+/// - UIDs and null have no old-style form and throw ``PlistError/Code/unsupportedValue``.
+public struct OpenStepPlistWriter: Sendable {
+    /// Output switches.
+    public struct Options: OptionSet, Sendable, Hashable {
+        /// The option bits.
+        public let rawValue: Int
+        /// Options from their bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// Write integers, reals, booleans and dates in GNUstep's typed `<*...>` form.
+        public static let gnustepTyped = Options(rawValue: 1 << 0)
+        /// Sort dictionary keys by UTF-16 code unit (as CF's XML writer does) instead of keeping
+        /// their order.
+        public static let sortedKeys = Options(rawValue: 1 << 1)
+        /// Write every non-ASCII character as a `\UXXXX` escape, so the output is pure ASCII.
+        public static let escapesNonASCII = Options(rawValue: 1 << 2)
+    }
+
+    /// Output switches.
+    public var options: Options
+    /// The deepest nesting written; deeper values throw ``PlistError/Code/depthLimit`` rather
+    /// than produce a file CoreFoundation refuses.
+    public var maxDepth: Int
+
+    /// A writer with the given options.
+    public init(_ options: Options = [], maxDepth: Int = PlistLimits.default.maxDepth) {
+        self.options = options
+        self.maxDepth = maxDepth
+    }
+
+    /// The old-style text of `value`, UTF-8 encoded.
+    public func write(_ value: PlistValue) throws(PlistError) -> [UInt8] {
+        var output = OpenStepOutput(options: options, maxDepth: maxDepth)
+        try output.write(value, indent: 0, path: [])
+        output.bytes.append(0x0A)
+        return output.bytes
+    }
+}
+
+/// The text being written.
+private struct OpenStepOutput {
+    let options: OpenStepPlistWriter.Options
+    let maxDepth: Int
+    var bytes: [UInt8] = []
+
+    init(options: OpenStepPlistWriter.Options, maxDepth: Int) {
+        self.options = options
+        self.maxDepth = maxDepth
+    }
+
+    mutating func write(_ value: PlistValue, indent: Int, path: [String]) throws(PlistError) {
+        switch value {
+        case .string(let s):
+            writeString(s)
+        case .integer(let i):
+            if options.contains(.gnustepTyped) { writeRaw("<*I\(i)>") } else { writeString(i.description) }
+        case .real(let r):
+            let text = OpenStepNumberText.real(r)
+            if options.contains(.gnustepTyped) { writeRaw("<*R\(text)>") } else { writeString(text) }
+        case .bool(let b):
+            if options.contains(.gnustepTyped) { writeRaw(b ? "<*BY>" : "<*BN>") } else { writeString(b ? "YES" : "NO") }
+        case .date(let d):
+            let text = OpenStepDates.gnustepString(d)
+            if options.contains(.gnustepTyped) { writeRaw("<*D\(text)>") } else { writeString(text) }
+        case .data(let data):
+            writeData(data)
+        case .array(let items):
+            try checkDepth(indent, path)
+            bytes.append(UInt8(ascii: "("))
+            bytes.append(0x0A)
+            for (index, item) in items.enumerated() {
+                writeIndent(indent + 1)
+                try write(item, indent: indent + 1, path: path + [String(index)])
+                bytes.append(UInt8(ascii: ","))
+                bytes.append(0x0A)
+            }
+            writeIndent(indent)
+            bytes.append(UInt8(ascii: ")"))
+        case .dictionary(let dict):
+            try checkDepth(indent, path)
+            let entries = options.contains(.sortedKeys) ? dict.sortedByKey() : dict
+            bytes.append(UInt8(ascii: "{"))
+            bytes.append(0x0A)
+            for (key, item) in entries {
+                writeIndent(indent + 1)
+                writeString(key)
+                writeRaw(" = ")
+                try write(item, indent: indent + 1, path: path + [key])
+                bytes.append(UInt8(ascii: ";"))
+                bytes.append(0x0A)
+            }
+            writeIndent(indent)
+            bytes.append(UInt8(ascii: "}"))
+        case .uid(let uid):
+            throw PlistError(
+                .unsupportedValue, format: .openStep, keyPath: PlistKeyPath(components: path),
+                "UID \(uid) has no old-style (OpenStep) form")
+        case .null:
+            throw PlistError(
+                .unsupportedValue, format: .openStep, keyPath: PlistKeyPath(components: path),
+                "null has no old-style (OpenStep) form")
+        }
+    }
+
+    private func checkDepth(_ indent: Int, _ path: [String]) throws(PlistError) {
+        if indent >= maxDepth {
+            throw PlistError(
+                .depthLimit, format: .openStep, keyPath: PlistKeyPath(components: path),
+                "arrays and dictionaries are nested more than \(maxDepth) levels deep")
+        }
+    }
+
+    private mutating func writeIndent(_ level: Int) {
+        bytes.append(contentsOf: repeatElement(0x09, count: level))
+    }
+
+    private mutating func writeRaw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    private mutating func writeData(_ data: Data) {
+        let digits = Array("0123456789abcdef".utf8)
+        bytes.append(UInt8(ascii: "<"))
+        for (index, byte) in data.enumerated() {
+            if index > 0, index % 4 == 0 { bytes.append(0x20) }
+            bytes.append(digits[Int(byte >> 4)])
+            bytes.append(digits[Int(byte & 0x0F)])
+        }
+        bytes.append(UInt8(ascii: ">"))
+    }
+
+    /// Writes a string bare when the reader would read it back unchanged, quoted otherwise.
+    private mutating func writeString(_ s: String) {
+        if Self.canStayUnquoted(s) {
+            bytes.append(contentsOf: s.utf8)
+            return
+        }
+        bytes.append(UInt8(ascii: "\""))
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": writeRaw("\\\"")
+            case "\\": writeRaw("\\\\")
+            case "\n": writeRaw("\\n")
+            case "\t": writeRaw("\\t")
+            case "\r": writeRaw("\\r")
+            case "\u{07}": writeRaw("\\a")
+            case "\u{08}": writeRaw("\\b")
+            case "\u{0C}": writeRaw("\\f")
+            case "\u{0B}": writeRaw("\\v")
+            case "\u{00}"..."\u{1F}", "\u{7F}":
+                writeUnicodeEscape(UInt16(scalar.value))
+            default:
+                if scalar.isASCII || !options.contains(.escapesNonASCII) {
+                    UnicodeTranscoder.appendUTF8(scalar, to: &bytes)
+                } else {
+                    for unit in String(scalar).utf16 { writeUnicodeEscape(unit) }
+                }
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func writeUnicodeEscape(_ unit: UInt16) {
+        let hex = String(unit, radix: 16, uppercase: true)
+        writeRaw("\\U" + String(repeating: "0", count: 4 - hex.count) + hex)
+    }
+
+    private static func canStayUnquoted(_ s: String) -> Bool {
+        guard !s.isEmpty else { return false }
+        var previousWasSlash = false
+        for byte in s.utf8 {
+            guard OpenStepParser.isUnquotedCharacter(byte) else { return false }
+            let isSlash = byte == UInt8(ascii: "/")
+            if isSlash && previousWasSlash { return false }
+            previousWasSlash = isSlash
+        }
+        return true
+    }
+}
+
+/// Number spellings for the old-style writer.
+enum OpenStepNumberText {
+    /// The shortest decimal that reads back as the same number, without a trailing `.0`
+    /// (`3`, `0.1`, `1e+300`), in the real's own width.
+    static func real(_ real: PlistReal) -> String {
+        var text = real.width == .single ? Float(real.value).description : real.value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+}

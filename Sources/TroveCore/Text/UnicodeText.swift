@@ -1,0 +1,182 @@
+/// The Unicode encodings a text property list can arrive in, and how many bytes of byte-order
+/// mark precede the text.
+enum UnicodeTextEncoding: Equatable {
+    case utf8(skip: Int)
+    case utf16(bigEndian: Bool, skip: Int)
+    case utf32(bigEndian: Bool, skip: Int)
+
+    /// The encoding named by a byte-order mark, or UTF-8 when there is none. CoreFoundation decides
+    /// old-style text this way: text without a mark is never sniffed.
+    static func fromByteOrderMark(_ b: UnsafeRawBufferPointer) -> UnicodeTextEncoding {
+        func at(_ i: Int) -> UInt8? { i < b.count ? b[i] : nil }
+        if at(0) == 0x00, at(1) == 0x00, at(2) == 0xFE, at(3) == 0xFF { return .utf32(bigEndian: true, skip: 4) }
+        if at(0) == 0xFF, at(1) == 0xFE, at(2) == 0x00, at(3) == 0x00 { return .utf32(bigEndian: false, skip: 4) }
+        if at(0) == 0xFE, at(1) == 0xFF { return .utf16(bigEndian: true, skip: 2) }
+        if at(0) == 0xFF, at(1) == 0xFE { return .utf16(bigEndian: false, skip: 2) }
+        if at(0) == 0xEF, at(1) == 0xBB, at(2) == 0xBF { return .utf8(skip: 3) }
+        return .utf8(skip: 0)
+    }
+
+    /// The encoding named by a byte-order mark or, without one, by the pattern of zero bytes among
+    /// the first four: text that starts with an ASCII character shows which units are wide. JSON is
+    /// detected this way (RFC 4627 §3, and Foundation's `JSONSerialization`).
+    static func sniffed(_ b: UnsafeRawBufferPointer) -> UnicodeTextEncoding {
+        let marked = fromByteOrderMark(b)
+        if marked != .utf8(skip: 0) { return marked }
+        if b.count >= 4 {
+            if b[0] == 0, b[1] == 0, b[2] == 0, b[3] != 0 { return .utf32(bigEndian: true, skip: 0) }
+            if b[0] != 0, b[1] == 0, b[2] == 0, b[3] == 0 { return .utf32(bigEndian: false, skip: 0) }
+        }
+        if b.count >= 2 {
+            if b[0] == 0, b[1] != 0 { return .utf16(bigEndian: true, skip: 0) }
+            if b[0] != 0, b[1] == 0 { return .utf16(bigEndian: false, skip: 0) }
+        }
+        return .utf8(skip: 0)
+    }
+}
+
+/// Turns text in any ``UnicodeTextEncoding`` into validated UTF-8 for the text parsers.
+///
+/// Invalid sequences are errors rather than being replaced: CoreFoundation and Foundation refuse
+/// the whole document instead of reading altered text.
+enum UnicodeTranscoder {
+    /// Validated UTF-8 text without its byte-order mark; errors name `format` and the line and
+    /// column just after the text decoded so far.
+    static func utf8Text(
+        _ bytes: UnsafeRawBufferPointer, encoding: UnicodeTextEncoding, format: PlistFormat
+    ) throws(PlistError) -> [UInt8] {
+        switch encoding {
+        case .utf8(let skip):
+            let body = UnsafeRawBufferPointer(rebasing: bytes[min(skip, bytes.count)...])
+            try validateUTF8(body, format: format)
+            return Array(body)
+        case .utf16(let bigEndian, let skip):
+            return try fromUTF16(bytes, bigEndian: bigEndian, skip: skip, format: format)
+        case .utf32(let bigEndian, let skip):
+            return try fromUTF32(bytes, bigEndian: bigEndian, skip: skip, format: format)
+        }
+    }
+
+    private static func validateUTF8(_ body: UnsafeRawBufferPointer, format: PlistFormat) throws(PlistError) {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = body.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                offset += encoded.count
+            case .emptyInput:
+                return
+            case .error(let length):
+                throw error(
+                    after: Array(body[..<offset]), format: format,
+                    "bytes at offset \(offset) are not valid UTF-8 (\(length) bad byte\(length == 1 ? "" : "s"))")
+            }
+        }
+    }
+
+    private static func fromUTF16(
+        _ bytes: UnsafeRawBufferPointer, bigEndian: Bool, skip: Int, format: PlistFormat
+    ) throws(PlistError) -> [UInt8] {
+        var units: [UInt16] = []
+        units.reserveCapacity(max(0, bytes.count - skip) / 2)
+        var i = skip
+        while i + 1 < bytes.count {
+            let a = UInt16(bytes[i]), b = UInt16(bytes[i + 1])
+            units.append(bigEndian ? (a << 8 | b) : (b << 8 | a))
+            i += 2
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(units.count)
+        var parser = Unicode.UTF16.ForwardParser()
+        var iterator = units.makeIterator()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                appendUTF8(UTF16.decode(encoded), to: &output)
+            case .emptyInput:
+                if (bytes.count - skip) % 2 != 0 {
+                    throw error(
+                        after: output, format: format,
+                        "UTF-16 text has an odd number of bytes (\(bytes.count)); the last byte is half a code unit")
+                }
+                return output
+            case .error:
+                throw error(after: output, format: format, "UTF-16 text holds an unpaired surrogate")
+            }
+        }
+    }
+
+    private static func fromUTF32(
+        _ bytes: UnsafeRawBufferPointer, bigEndian: Bool, skip: Int, format: PlistFormat
+    ) throws(PlistError) -> [UInt8] {
+        var output: [UInt8] = []
+        var i = skip
+        while i + 3 < bytes.count {
+            let b0 = UInt32(bytes[i]), b1 = UInt32(bytes[i + 1]), b2 = UInt32(bytes[i + 2]), b3 = UInt32(bytes[i + 3])
+            let value = bigEndian ? (b0 << 24 | b1 << 16 | b2 << 8 | b3) : (b3 << 24 | b2 << 16 | b1 << 8 | b0)
+            guard let scalar = Unicode.Scalar(value) else {
+                throw error(
+                    after: output, format: format,
+                    "UTF-32 text holds 0x\(String(value, radix: 16)), which is not a Unicode scalar")
+            }
+            appendUTF8(scalar, to: &output)
+            i += 4
+        }
+        if (bytes.count - skip) % 4 != 0 {
+            throw error(
+                after: output, format: format,
+                "UTF-32 text has a length (\(bytes.count)) that is not a multiple of 4")
+        }
+        return output
+    }
+
+    /// Appends the UTF-8 form of `scalar`.
+    static func appendUTF8(_ scalar: Unicode.Scalar, to output: inout [UInt8]) {
+        let v = scalar.value
+        switch v {
+        case 0..<0x80:
+            output.append(UInt8(v))
+        case 0x80..<0x800:
+            output.append(UInt8(0xC0 | v >> 6))
+            output.append(UInt8(0x80 | v & 0x3F))
+        case 0x800..<0x10000:
+            output.append(UInt8(0xE0 | v >> 12))
+            output.append(UInt8(0x80 | v >> 6 & 0x3F))
+            output.append(UInt8(0x80 | v & 0x3F))
+        default:
+            output.append(UInt8(0xF0 | v >> 18))
+            output.append(UInt8(0x80 | v >> 12 & 0x3F))
+            output.append(UInt8(0x80 | v >> 6 & 0x3F))
+            output.append(UInt8(0x80 | v & 0x3F))
+        }
+    }
+
+    private static func error(after text: [UInt8], format: PlistFormat, _ message: String) -> PlistError {
+        let location = text.withUnsafeBufferPointer { TextLocation.lineColumn(in: $0, at: $0.count) }
+        return PlistError(.badEncoding, format: format, at: location, message)
+    }
+}
+
+/// Line and column arithmetic over UTF-8 text, shared by the text formats' error reporting.
+enum TextLocation {
+    /// The 1-based line and column of byte `offset` in UTF-8 `text`. Lines end at LF, CR or CRLF;
+    /// columns count characters (Unicode scalars), not bytes.
+    static func lineColumn(in text: UnsafeBufferPointer<UInt8>, at offset: Int) -> PlistError.Location {
+        var line = 1
+        var column = 1
+        var i = 0
+        let end = min(offset, text.count)
+        while i < end {
+            let c = text[i]
+            if c == 0x0A || (c == 0x0D && !(i + 1 < end && text[i + 1] == 0x0A)) {
+                line += 1
+                column = 1
+            } else if c != 0x0D && c & 0xC0 != 0x80 {
+                column += 1
+            }
+            i += 1
+        }
+        return .lineColumn(line: line, column: column)
+    }
+}
