@@ -1,0 +1,41 @@
+import ArgumentParser
+import Trove
+
+/// `trove print`: plutil's `-p`.
+struct PrintCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "print",
+        abstract: "Print property lists in plutil -p's human-readable layout.",
+        discussion: """
+            The layout is the one 'plutil -p' uses: dictionary keys sorted as plutil sorts them \
+            (case-insensitive, numbers by value), '"key" => value' lines indented by two spaces per \
+            level, array elements numbered, dates as 'yyyy-MM-dd HH:mm:ss +0000' and data as \
+            '{length = N, bytes = 0x...}'. Like plutil's, this output is for people, not programs.
+
+            Differences from plutil 6.3.1: data bytes are printed as two hex digits each (plutil \
+            drops leading zeros and skips bytes of long data); data longer than 24 bytes shows its \
+            first 16 and last 8 bytes as CoreFoundation does; dates outside the years 0 to 4001 \
+            are printed instead of '<description unavailable>'; a date before 1970 with a fraction \
+            of a second is rounded down like every other date, not toward 1970; keyed-archive UIDs \
+            print as '<CFKeyedArchiverUID>{value = N}' instead of a memory address.
+
+            Examples:
+              trove print Info.plist
+              trove print - < Settings.plist
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The files to print; '-' reads standard input.", valueName: "file"))
+    var files: [String]
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("Name at least one file to print.") }
+    }
+
+    func run() throws {
+        try forEachFile(files) { file throws(PlistError) in
+            let document = try file.readDocument(keepingLayout: false)
+            try Console.write(HumanReadableFormatter.render(document.value))
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Trove
+
+/// The `trove` command: plutil's everyday verbs over Trove's readers and writers.
+@main
+struct TroveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trove",
+        abstract: "Check, convert and print property lists exactly as Apple's Foundation reads and writes them.",
+        discussion: """
+            Reads XML (xml1) and binary (binary1) property lists; the format of an input is always \
+            detected from its content, never from its file name. A FILE of '-' means standard input.
+
+            plutil users: 'plutil -lint F' is 'trove lint F' (or just 'trove F'), \
+            'plutil -convert xml1 F' is 'trove convert xml1 F' or 'trove convert -f xml1 F', \
+            and 'plutil -p F' is 'trove print F'. plutil's own spellings of these verbs \
+            (-lint, -convert, -p, -help) are accepted too, so 'trove -convert xml1 -o - F' works.
+
+            Exit status: 0 when every file succeeded, 1 when any file failed, 64 for a usage error.
+
+            Examples:
+              trove lint Info.plist prefs.plist
+              trove convert --format binary1 Settings.plist
+              trove convert xml1 -o - Settings.plist
+              trove print Settings.plist
+            """,
+        version: "0.1.0",
+        subcommands: [LintCommand.self, ConvertCommand.self, PrintCommand.self],
+        defaultSubcommand: LintCommand.self
+    )
+
+    /// plutil's verb flags, accepted in first position so that `trove` can stand in for plutil in
+    /// existing scripts for the verbs it has.
+    static let plutilVerbs = ["-lint": "lint", "-convert": "convert", "-p": "print", "-help": "--help"]
+
+    /// Translates a plutil-style verb, then runs the command as usual.
+    static func main() {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if let first = arguments.first, let verb = plutilVerbs[first] { arguments[0] = verb }
+        main(arguments)
+    }
+}

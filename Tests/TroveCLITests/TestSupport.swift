@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a finished child process left behind.
+struct ProcessResult {
+    var status: Int32
+    var stdout: Data
+    var stderr: Data
+
+    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+}
+
+/// Paths and tools the CLI tests need, found once.
+enum TestEnvironment {
+    /// The package root, derived from this file's location (`Tests/TroveCLITests/...`).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let samples = packageRoot.appendingPathComponent("Samples")
+
+    static func sample(_ name: String) -> String { samples.appendingPathComponent(name).path }
+
+    /// The fixture corpus: `$TROVE_FIXTURES`, or `../shared/fixtures` beside the package.
+    static let fixtures: URL? = {
+        let candidates = [
+            ProcessInfo.processInfo.environment["TROVE_FIXTURES"].map { URL(fileURLWithPath: $0) },
+            packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures"),
+        ]
+        return candidates.compactMap { $0 }.first {
+            FileManager.default.fileExists(atPath: $0.appendingPathComponent("MANIFEST.tsv").path)
+        }
+    }()
+
+    /// The built `trove` executable: `$TROVE_BINARY`, or the one in the build products directory
+    /// that holds this test bundle (the test target depends on the product, so it is built).
+    static let troveBinary: String? = {
+        if let explicit = ProcessInfo.processInfo.environment["TROVE_BINARY"] { return explicit }
+        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        if let executable = Bundle.main.executableURL { directory = executable.deletingLastPathComponent() }
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("trove").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }()
+
+    /// The toolchain's plutil: `$TROVE_PLUTIL`, the one next to `swift`, or the first on PATH.
+    static let plutil: String? = {
+        if let explicit = ProcessInfo.processInfo.environment["TROVE_PLUTIL"] { return explicit }
+        return executableOnPath("plutil")
+    }()
+
+    static let python3: String? = executableOnPath("python3")
+
+    static func executableOnPath(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    static var hasTrove: Bool { troveBinary != nil }
+    static var hasPlutil: Bool { troveBinary != nil && plutil != nil }
+}
+
+/// Runs an executable to completion, feeding `stdin` and collecting both outputs. The outputs
+/// go through files rather than pipes so that a large output can never deadlock the test.
+func runProcess(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws -> ProcessResult {
+    let scratch = try TemporaryDirectory()
+    let outURL = scratch.url.appendingPathComponent("stdout")
+    let errURL = scratch.url.appendingPathComponent("stderr")
+    let inURL = scratch.url.appendingPathComponent("stdin")
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: inURL.path, contents: stdin ?? Data())
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let outHandle = try FileHandle(forWritingTo: outURL)
+    let errHandle = try FileHandle(forWritingTo: errURL)
+    let inHandle = try FileHandle(forReadingFrom: inURL)
+    process.standardOutput = outHandle
+    process.standardError = errHandle
+    process.standardInput = inHandle
+    try process.run()
+    process.waitUntilExit()
+    try outHandle.close()
+    try errHandle.close()
+    try inHandle.close()
+    return ProcessResult(
+        status: process.terminationStatus,
+        stdout: try Data(contentsOf: outURL),
+        stderr: try Data(contentsOf: errURL))
+}
+
+/// Runs the built `trove` with `arguments`.
+func trove(_ arguments: String..., stdin: Data? = nil) throws -> ProcessResult {
+    try trove(arguments: arguments, stdin: stdin)
+}
+
+func trove(arguments: [String], stdin: Data? = nil) throws -> ProcessResult {
+    let binary = try #require(TestEnvironment.troveBinary, "the trove executable was not found next to the tests")
+    return try runProcess(binary, arguments, stdin: stdin)
+}
+
+/// Runs the toolchain's plutil with `arguments`.
+func plutil(_ arguments: String...) throws -> ProcessResult {
+    let binary = try #require(TestEnvironment.plutil, "plutil was not found")
+    return try runProcess(binary, arguments)
+}
+
+/// A fresh directory under the system's temporary directory, removed when the value goes away.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("trove-cli-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        // Undo any permission a test removed, so that the cleanup itself cannot fail.
+        chmod(url.path, 0o755)
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Copies a file in and returns the copy's path.
+    func copy(_ source: String, as name: String) throws -> String {
+        let destination = path(name)
+        try FileManager.default.copyItem(atPath: source, toPath: destination)
+        return destination
+    }
+
+    /// Writes bytes to a new file and returns its path.
+    func write(_ data: Data, as name: String) throws -> String {
+        let destination = path(name)
+        try data.write(to: URL(fileURLWithPath: destination))
+        return destination
+    }
+
+    /// The names in the directory, sorted.
+    func contents() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+    }
+}
+
+/// Reads a file's bytes, failing the test when it is missing.
+func bytes(of path: String) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: path))
+}
+
+/// The permission bits of a file.
+func permissions(of path: String) throws -> Int {
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+}
+
+/// Parses a property list with the toolchain's Foundation, the independent peer the CLI is
+/// checked against.
+func foundationValue(_ data: Data) throws -> NSObject {
+    var format = PropertyListSerialization.PropertyListFormat.xml
+    let value = try PropertyListSerialization.propertyList(from: data, options: [], format: &format)
+    return try #require(value as? NSObject)
+}
+
+/// The format Foundation detects for `data`.
+func foundationFormat(_ data: Data) throws -> PropertyListSerialization.PropertyListFormat {
+    var format = PropertyListSerialization.PropertyListFormat.xml
+    _ = try PropertyListSerialization.propertyList(from: data, options: [], format: &format)
+    return format
+}
