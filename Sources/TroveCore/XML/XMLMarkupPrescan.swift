@@ -1,0 +1,221 @@
+import Foundation
+
+/// Reconciles CoreFoundation's tag scanning with libxml2's before parsing.
+///
+/// CF ends every tag at its first `>` without looking at quotes, skips whatever sits between the
+/// tag name and that `>`, and skips a DOCTYPE up to its first `>` as well. libxml2 parses
+/// attributes and DOCTYPEs properly, so it rejects some documents CF reads (`<string =">`) and
+/// reads others differently (`<key q=">">test</key>` is the key `">test` to CF). The prescan
+/// finds tags and DOCTYPEs that libxml2 would not read the CF way and blanks their extra text
+/// with spaces (the byte count stays the same, so line and column numbers still hold). It also
+/// refuses DOCTYPE internal subsets, which CF rejects and which are the only way to declare
+/// entities (no entity expansion can then happen at all). Nothing is copied unless a rewrite is
+/// needed, which is never the case for files Apple writes.
+///
+/// It also protects characters XML would change or refuse but CF keeps: a carriage return in
+/// text (XML turns `\r\n` into `\n`) and the C0 controls XML 1.0 forbids (`\0`, `\u{1}`...).
+/// Inside the root element these are replaced by character references, which libxml2 hands
+/// through unchanged (or, for forbidden characters, reports so the reader can keep them).
+struct XMLMarkupPrescan {
+    /// Byte ranges to replace, in order, with their replacements.
+    private(set) var edits: [(range: Range<Int>, replacement: [UInt8])] = []
+
+    /// Scans `b` (UTF-8). Throws `.syntax` for a DOCTYPE with an internal subset.
+    init(_ b: UnsafeBufferPointer<UInt8>) throws(PlistError) {
+        guard let base = b.baseAddress else { return }
+        var i = 0
+        let n = b.count
+        let hasControls = b.contains { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A) || $0 == 0xEF }
+        var insideRoot = false
+        while i < n {
+            let textStart = i
+            let found = memchr(base + i, Int32(UInt8(ascii: "<")), n - i)
+            let lt = found.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? n
+            if hasControls && insideRoot {
+                for k in textStart..<lt {
+                    let c = b[k]
+                    if c < 0x20 && c != 0x09 && c != 0x0A {
+                        edits.append((k..<(k + 1), Array("&#\(c);".utf8)))
+                    } else if c == 0xEF, k + 2 < lt, b[k + 1] == 0xBF, b[k + 2] == 0xBE || b[k + 2] == 0xBF {
+                        // U+FFFE and U+FFFF: Unicode scalars CF keeps, characters XML forbids.
+                        edits.append((k..<(k + 3), Array("&#\(b[k + 2] == 0xBE ? 65534 : 65535);".utf8)))
+                    }
+                }
+            }
+            guard found != nil else { break }
+            i = lt + 1
+            guard i < n else { break }
+            let c = b[i]
+            if c == UInt8(ascii: "?") {
+                i = Self.find(b, "?>", from: i + 1).map { $0 + 2 } ?? n
+            } else if c == UInt8(ascii: "!") {
+                if Self.matches(b, "!--", at: i) {
+                    i = Self.find(b, "-->", from: i + 3).map { $0 + 3 } ?? n
+                } else if Self.matches(b, "![CDATA[", at: i) {
+                    i = Self.find(b, "]]>", from: i + 8).map { $0 + 3 } ?? n
+                } else if Self.matches(b, "!DOCTYPE", at: i) {
+                    let end = Self.find(b, ">", from: i) ?? n
+                    if let bracket = Self.find(b, "[", from: i), bracket < end {
+                        let (line, column) = Self.lineColumn(b, offset: bracket)
+                        throw PlistError(
+                            .syntax, format: .xml, at: .lineColumn(line: line, column: column),
+                            "a DOCTYPE with an internal subset is not allowed in a property list")
+                    }
+                    if !Self.isPlainDoctype(b, from: i + 8, to: end) {
+                        let r = lt..<min(end + 1, n)
+                        edits.append((r, [UInt8](repeating: UInt8(ascii: " "), count: r.count)))
+                    }
+                    i = end + 1
+                }
+            } else if c == UInt8(ascii: "/") {
+                i = Self.find(b, ">", from: i).map { $0 + 1 } ?? n
+            } else {
+                var nameEnd = i
+                while nameEnd < n, !Self.endsName(b[nameEnd]) { nameEnd += 1 }
+                guard let end = Self.find(b, ">", from: nameEnd) else { break }
+                insideRoot = true
+                if !Self.isPlainAttributeList(b, from: nameEnd, to: end) {
+                    // Keep a final `/` so an empty-element tag stays one, as CF reads it.
+                    let stop = b[end - 1] == UInt8(ascii: "/") && end - 1 > nameEnd ? end - 1 : end
+                    if nameEnd < stop {
+                        edits.append((nameEnd..<stop, [UInt8](repeating: UInt8(ascii: " "), count: stop - nameEnd)))
+                    }
+                }
+                i = end + 1
+            }
+        }
+    }
+
+    /// True when the prescan found nothing to rewrite.
+    var isEmpty: Bool { edits.isEmpty }
+
+    /// A copy of `b` with the recorded edits made.
+    func apply(to b: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var copy: [UInt8] = []
+        copy.reserveCapacity(b.count + edits.count * 4)
+        var k = 0
+        for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+            copy.append(contentsOf: UnsafeBufferPointer(rebasing: b[k..<edit.range.lowerBound]))
+            copy.append(contentsOf: edit.replacement)
+            k = edit.range.upperBound
+        }
+        copy.append(contentsOf: UnsafeBufferPointer(rebasing: b[k..<b.count]))
+        return copy
+    }
+
+    // MARK: Scanning helpers
+
+    static func endsName(_ c: UInt8) -> Bool {
+        c == UInt8(ascii: ">") || c == UInt8(ascii: "/") || XMLScalarSyntax.isASCIISpace(c)
+    }
+
+    static func matches(_ b: UnsafeBufferPointer<UInt8>, _ s: StaticString, at i: Int) -> Bool {
+        let count = s.utf8CodeUnitCount
+        guard i + count <= b.count else { return false }
+        let p = s.utf8Start
+        for k in 0..<count where b[i + k] != p[k] { return false }
+        return true
+    }
+
+    static func find(_ b: UnsafeBufferPointer<UInt8>, _ s: StaticString, from start: Int) -> Int? {
+        guard let base = b.baseAddress else { return nil }
+        let first = s.utf8Start[0]
+        var i = start
+        while i < b.count {
+            guard let hit = memchr(base + i, Int32(first), b.count - i) else { return nil }
+            let k = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
+            if matches(b, s, at: k) { return k }
+            i = k + 1
+        }
+        return nil
+    }
+
+    /// 1-based line and column (in bytes) of `offset`.
+    static func lineColumn(_ b: UnsafeBufferPointer<UInt8>, offset: Int) -> (Int, Int) {
+        var line = 1
+        var lineStart = 0
+        var k = 0
+        while k < offset && k < b.count {
+            if b[k] == 0x0A {
+                line += 1
+                lineStart = k + 1
+            }
+            k += 1
+        }
+        return (line, offset - lineStart + 1)
+    }
+
+    /// `( S Name S? = S? ("..." | '...') )* S? /?` between a tag name and its first `>`.
+    private static func isPlainAttributeList(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        var i = start
+        while true {
+            var sawSpace = false
+            while i < end, XMLScalarSyntax.isASCIISpace(b[i]) {
+                i += 1
+                sawSpace = true
+            }
+            if i == end { return true }
+            if b[i] == UInt8(ascii: "/") { return i + 1 == end }
+            guard sawSpace else { return false }
+            let nameStart = i
+            while i < end, isNameByte(b[i]) { i += 1 }
+            guard i > nameStart else { return false }
+            while i < end, XMLScalarSyntax.isASCIISpace(b[i]) { i += 1 }
+            guard i < end, b[i] == UInt8(ascii: "=") else { return false }
+            i += 1
+            while i < end, XMLScalarSyntax.isASCIISpace(b[i]) { i += 1 }
+            guard i < end, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'") else { return false }
+            let quote = b[i]
+            i += 1
+            while i < end, b[i] != quote {
+                if b[i] == UInt8(ascii: "<") || b[i] == UInt8(ascii: "&") { return false }
+                i += 1
+            }
+            guard i < end else { return false }
+            i += 1
+        }
+    }
+
+    /// `S Name (S (SYSTEM S Lit | PUBLIC S Lit S Lit))? S?` after `<!DOCTYPE`.
+    private static func isPlainDoctype(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        var i = start
+        func space(required: Bool) -> Bool {
+            let s = i
+            while i < end, XMLScalarSyntax.isASCIISpace(b[i]) { i += 1 }
+            return !required || i > s
+        }
+        func word() -> Int {
+            let s = i
+            while i < end, isNameByte(b[i]) { i += 1 }
+            return i - s
+        }
+        func literal() -> Bool {
+            guard i < end, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'") else { return false }
+            let q = b[i]
+            i += 1
+            while i < end, b[i] != q { i += 1 }
+            guard i < end else { return false }
+            i += 1
+            return true
+        }
+        guard space(required: true), word() > 0 else { return false }
+        _ = space(required: false)
+        if i == end { return true }
+        let keywordStart = i
+        let length = word()
+        let isPublic = length == 6 && matches(b, "PUBLIC", at: keywordStart)
+        let isSystem = length == 6 && matches(b, "SYSTEM", at: keywordStart)
+        guard isPublic || isSystem, space(required: true), literal() else { return false }
+        if isPublic {
+            guard space(required: true), literal() else { return false }
+        }
+        _ = space(required: false)
+        return i == end
+    }
+
+    private static func isNameByte(_ c: UInt8) -> Bool {
+        (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+            || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
+            || c == UInt8(ascii: ".") || c == UInt8(ascii: ":") || c >= 0x80
+    }
+}

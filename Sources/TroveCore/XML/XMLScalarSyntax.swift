@@ -1,0 +1,258 @@
+/// Parsing of the text inside `<integer>`, `<real>`, `<date>` and `<data>`, following the rules of
+/// CoreFoundation's XML property-list scanner (`CFPropertyList.c`) rather than any stricter
+/// grammar, so that every document Apple reads is read the same way here.
+enum XMLScalarSyntax {
+    /// Why a scalar's text was refused: a code for ``PlistError`` and a sentence for a person.
+    struct Failure: Error {
+        var code: PlistError.Code
+        var message: String
+    }
+
+    // MARK: Integers
+
+    /// CF's "very inclusive" whitespace for `<integer>`: ASCII controls and space, DEL through
+    /// NBSP's lead byte range, and the UTF-8 spellings of the Unicode spaces CFString knows.
+    /// Returns the width of the whitespace sequence at `i`, or 0.
+    static func integerWhitespaceWidth(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
+        let c = b[i]
+        if c < 0x21 || (c > 0x7E && c < 0xA1) { return 1 }
+        if (c == 0xE2 || c == 0xE3) && b.count - i >= 3 {
+            let c2 = b[i + 1], c3 = b[i + 2]
+            if c == 0xE2 && c2 == 0x80 && ((c3 >= 0x80 && c3 <= 0x8B) || c3 == 0xAF) { return 3 }
+            if c == 0xE2 && c2 == 0x81 && c3 == 0x9F { return 3 }
+            if c == 0xE3 && c2 == 0x80 && c3 == 0x80 { return 3 }
+        }
+        return 0
+    }
+
+    /// `S*(-|+)?S*[0-9]+` or `S*(-|+)?S*0[xX][0-9a-fA-F]+`; leading zeros are decimal. The range is
+    /// `Int64.min ... UInt64.max`.
+    static func parseInteger(_ b: UnsafeBufferPointer<UInt8>) throws(Failure) -> PlistInteger {
+        var i = 0
+        func skipSpace() {
+            while i < b.count {
+                let w = integerWhitespaceWidth(b, at: i)
+                if w == 0 { return }
+                i += w
+            }
+        }
+        skipSpace()
+        guard i < b.count else { throw Failure(code: .badInteger, message: "empty <integer>") }
+        var negative = false
+        if b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") {
+            negative = b[i] == UInt8(ascii: "-")
+            i += 1
+            skipSpace()
+        }
+        var hex = false
+        var sawZero = false
+        if i < b.count, b[i] == UInt8(ascii: "0") {
+            if i + 1 < b.count, b[i + 1] == UInt8(ascii: "x") || b[i + 1] == UInt8(ascii: "X") {
+                hex = true
+                i += 2
+            } else {
+                sawZero = true
+                i += 1
+            }
+        }
+        while i < b.count, b[i] == UInt8(ascii: "0") {
+            sawZero = true
+            i += 1
+        }
+        if i == b.count {
+            if sawZero { return PlistInteger(0) }
+            throw Failure(code: .badInteger, message: "incomplete <integer>")
+        }
+        let radix: UInt64 = hex ? 16 : 10
+        var value: UInt64 = 0
+        while i < b.count {
+            let c = b[i]
+            let digit: UInt64
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt64(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt64(c - UInt8(ascii: "A") + 10)
+            default:
+                throw Failure(code: .badInteger, message: "unexpected character \(describe(c)) in <integer>")
+            }
+            if !hex && digit > 9 {
+                throw Failure(code: .badInteger, message: "hex digit in a decimal <integer>")
+            }
+            let (shifted, o1) = value.multipliedReportingOverflow(by: radix)
+            let (next, o2) = shifted.addingReportingOverflow(digit)
+            if o1 || o2 {
+                throw Failure(code: .badInteger, message: "<integer> is above 18446744073709551615")
+            }
+            value = next
+            if negative && value > UInt64(Int64.max) + 1 {
+                throw Failure(code: .badInteger, message: "<integer> is below -9223372036854775808")
+            }
+            i += 1
+        }
+        guard let result = PlistInteger(isNegative: negative, magnitude: value) else {
+            throw Failure(code: .badInteger, message: "<integer> is below -9223372036854775808")
+        }
+        return result
+    }
+
+    // MARK: Reals
+
+    /// The spellings CF accepts for non-finite reals, compared case-insensitively.
+    private static let specialReals: [(String, Double)] = [
+        ("nan", .nan), ("+infinity", .infinity), ("-infinity", -.infinity), ("infinity", .infinity),
+        ("-inf", -.infinity), ("inf", .infinity), ("+inf", .infinity),
+    ]
+
+    /// A decimal floating-point number with optional leading whitespace, or one of the
+    /// non-finite spellings.
+    static func parseReal(_ b: UnsafeBufferPointer<UInt8>) throws(Failure) -> Double {
+        if b.count <= 9 {
+            let lowered = String(decoding: b, as: UTF8.self).lowercased()
+            for (name, value) in specialReals where name == lowered { return value }
+        }
+        var i = 0
+        while i < b.count, isASCIISpace(b[i]) { i += 1 }
+        let start = i
+        if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
+        var mantissaDigits = 0
+        while i < b.count, isDigit(b[i]) {
+            i += 1
+            mantissaDigits += 1
+        }
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < b.count, isDigit(b[i]) {
+                i += 1
+                mantissaDigits += 1
+            }
+        }
+        if mantissaDigits > 0, i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+            var j = i + 1
+            if j < b.count, b[j] == UInt8(ascii: "+") || b[j] == UInt8(ascii: "-") { j += 1 }
+            var exponentDigits = 0
+            while j < b.count, isDigit(b[j]) {
+                j += 1
+                exponentDigits += 1
+            }
+            if exponentDigits > 0 { i = j }
+        }
+        guard mantissaDigits > 0, i == b.count,
+            let value = Double(String(decoding: UnsafeBufferPointer(rebasing: b[start...]), as: UTF8.self))
+        else {
+            throw Failure(code: .badReal, message: "<real> is not a number")
+        }
+        return value
+    }
+
+    // MARK: Dates
+
+    /// Days before the first of each month in a common year; index 13 is the whole year, which
+    /// CF's table also holds, so month 13 rolls into January of the next year.
+    private static let daysBeforeMonth: [Int64] = [0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365]
+
+    /// `-?Y*-MM-DDTHH:MM:SSZ`, nothing before or after. Out-of-range fields roll over the way
+    /// `CFGregorianDateGetAbsoluteTime` rolls them (February 30 is March 1 or 2).
+    static func parseDate(_ b: UnsafeBufferPointer<UInt8>) throws(Failure) -> PlistDate {
+        let bad = Failure(code: .badDate, message: "<date> is not in the form YYYY-MM-DDTHH:MM:SSZ")
+        var i = 0
+        var negative = false
+        if i < b.count, b[i] == UInt8(ascii: "-") {
+            negative = true
+            i += 1
+        }
+        // CF accumulates the year in a 32-bit integer; more digits than that cannot be a date it
+        // would agree on, so they are refused rather than wrapped.
+        var year: Int64 = 0
+        var yearDigits = 0
+        while i < b.count, isDigit(b[i]) {
+            year = year * 10 + Int64(b[i] - UInt8(ascii: "0"))
+            yearDigits += 1
+            if yearDigits > 9 { throw bad }
+            i += 1
+        }
+        func expect(_ ch: UInt8) throws(Failure) {
+            guard i < b.count, b[i] == ch else { throw bad }
+            i += 1
+        }
+        func twoDigits() throws(Failure) -> Int64 {
+            guard i + 1 < b.count, isDigit(b[i]), isDigit(b[i + 1]) else { throw bad }
+            defer { i += 2 }
+            return Int64(b[i] - 48) * 10 + Int64(b[i + 1] - 48)
+        }
+        try expect(UInt8(ascii: "-"))
+        let month = try twoDigits()
+        try expect(UInt8(ascii: "-"))
+        let day = try twoDigits()
+        try expect(UInt8(ascii: "T"))
+        let hour = try twoDigits()
+        try expect(UInt8(ascii: ":"))
+        let minute = try twoDigits()
+        try expect(UInt8(ascii: ":"))
+        let second = try twoDigits()
+        try expect(UInt8(ascii: "Z"))
+        guard i == b.count, month <= 13 else { throw bad }
+        if negative { year = -year }
+        let isLeap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        var days = CivilTime.days(fromCivil: year, 1, 1) - CivilTime.referenceEpochDays
+        days += daysBeforeMonth[Int(month)] + (isLeap && month > 2 ? 1 : 0) + day - 1
+        let seconds = Double(days) * 86_400 + Double(hour * 3600 + minute * 60 + second)
+        return PlistDate(secondsSinceReferenceDate: seconds)
+    }
+
+    // MARK: Data
+
+    /// Base64 values of ASCII bytes; -1 for bytes CF skips. `=` decodes as zero and is counted to
+    /// decide how many bytes the last quantum yields.
+    private static let base64Values: [Int8] = {
+        var table = [Int8](repeating: -1, count: 128)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        for (v, c) in alphabet.enumerated() { table[Int(c)] = Int8(v) }
+        table[Int(UInt8(ascii: "="))] = 0
+        return table
+    }()
+
+    /// Decodes `<data>` text the way CF does: whitespace and other ASCII punctuation are skipped,
+    /// an incomplete final quantum is dropped, and any byte above 0x7F is an error.
+    static func decodeBase64(_ b: UnsafeBufferPointer<UInt8>) throws(Failure) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count / 4 * 3)
+        var equalsRun = 0
+        var accumulator: UInt32 = 0
+        var count = 0
+        let table = base64Values  // one load of the global, not one per byte
+        for c in b {
+            if c == UInt8(ascii: "=") {
+                equalsRun += 1
+            } else if !isASCIISpace(c) {
+                equalsRun = 0
+            }
+            guard c < 0x80 else {
+                throw Failure(code: .badData, message: "<data> holds the non-base64 byte 0x\(String(c, radix: 16, uppercase: true))")
+            }
+            let v = table[Int(c)]
+            if v < 0 { continue }
+            count += 1
+            accumulator = (accumulator << 6) | UInt32(v)
+            if count & 3 == 0 {
+                out.append(UInt8(truncatingIfNeeded: accumulator >> 16))
+                if equalsRun < 2 { out.append(UInt8(truncatingIfNeeded: accumulator >> 8)) }
+                if equalsRun < 1 { out.append(UInt8(truncatingIfNeeded: accumulator)) }
+            }
+        }
+        return out
+    }
+
+    // MARK: Helpers
+
+    @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+
+    /// XML whitespace: space, tab, line feed, carriage return.
+    @inline(__always) static func isASCIISpace(_ c: UInt8) -> Bool {
+        c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
+    }
+
+    private static func describe(_ c: UInt8) -> String {
+        if c >= 0x21 && c < 0x7F { return "'\(Character(Unicode.Scalar(c)))'" }
+        return "0x" + String(c, radix: 16, uppercase: true)
+    }
+}
