@@ -6,18 +6,45 @@ import Trove
 enum ConversionFormat: String, CaseIterable, ExpressibleByArgument {
     case xml1
     case binary1
+    case json
+    case openstep
 
     /// Accepts plutil's names and the plain words `xml` and `binary`.
     init?(argument: String) {
         switch argument.lowercased() {
         case "xml1", "xml": self = .xml1
         case "binary1", "binary", "bplist": self = .binary1
+        case "json": self = .json
+        case "openstep": self = .openstep
         default: return nil
         }
     }
 
     /// The library's format.
-    var plistFormat: PlistFormat { self == .xml1 ? .xml : .binary }
+    var plistFormat: PlistFormat {
+        switch self {
+        case .xml1: return .xml
+        case .binary1: return .binary
+        case .json: return .json
+        case .openstep: return .openStep
+        }
+    }
+
+    /// The bytes of `document` in this format. XML and binary keep the document's own layout
+    /// when it is already in that format; JSON is compact as `plutil -convert json` writes it,
+    /// or indented with sorted keys as `plutil -r` writes it when `readable` is set.
+    func encode(_ document: PlistDocument, readable: Bool) throws(PlistError) -> Data {
+        switch self {
+        case .xml1, .binary1:
+            return document.format == plistFormat
+                ? try Plist.write(document)
+                : try Plist.write(document.value, as: plistFormat)
+        case .json:
+            return Data(try JSONPlistWriter(readable ? .plutilPretty : []).write(document.value))
+        case .openstep:
+            return Data(try OpenStepPlistWriter().write(document.value))
+        }
+    }
 
     static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }
@@ -26,7 +53,7 @@ enum ConversionFormat: String, CaseIterable, ExpressibleByArgument {
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Rewrite property lists in XML or binary format.",
+        abstract: "Rewrite property lists in XML, binary, JSON or OpenStep format.",
         discussion: """
             Each FILE is rewritten in place unless -o or -e says otherwise; every file is written \
             atomically (a reader sees the old file or the new one, never a mix), and on any error \
@@ -36,20 +63,26 @@ struct ConvertCommand: ParsableCommand {
             into the format a file is already in is lossless: an unchanged file comes back byte for \
             byte. Converting into the other format writes exactly what 'plutil -convert' writes.
 
+            JSON is written compact, as 'plutil -convert json' writes it (keys in the file's \
+            order), or with -r indented with sorted keys, byte for byte as 'plutil -convert json -r'. \
+            Dates, data and a top-level scalar have no JSON form and fail as they do in plutil. \
+            openstep writes the old-style text format in Xcode's layout (plutil cannot write it).
+
             The format can be given plutil-style as the first argument ('trove convert xml1 F') \
-            when -f is not used; a file literally named xml1 or binary1 then needs -f.
+            when -f is not used; a file literally named like a format (xml1, json, ...) then needs -f.
 
             Examples:
               trove convert -f binary1 Settings.plist         (in place)
               trove convert xml1 -o - Settings.plist          (XML to standard output)
               trove convert -f xml1 -e xml a.plist b.plist    (writes a.xml and b.xml)
               trove convert xml1 - < in.plist                 (stdin to stdout)
+              trove convert json -r -o - Settings.plist       (indented JSON to standard output)
             """
     )
 
     @Option(
         name: [.short, .long],
-        help: ArgumentHelp("The format to write: xml1 or binary1 (also accepted: xml, binary).", valueName: "format"))
+        help: ArgumentHelp("The format to write: xml1, binary1, json or openstep (also accepted: xml, binary).", valueName: "format"))
     var format: ConversionFormat?
 
     @Option(
@@ -61,6 +94,9 @@ struct ConvertCommand: ParsableCommand {
         name: [.customShort("e"), .customLong("extension")],
         help: ArgumentHelp("Write each result next to its input with this extension instead of rewriting it.", valueName: "ext"))
     var newExtension: String?
+
+    @Flag(name: [.customShort("r"), .customLong("readable")], help: "Write JSON indented, with sorted keys, as plutil -r does.")
+    var readable = false
 
     @Flag(name: [.short, .long], help: "Print nothing on success (convert is quiet on success anyway; accepted for plutil compatibility).")
     var silent = false
@@ -77,10 +113,10 @@ struct ConvertCommand: ParsableCommand {
 
     func validate() throws {
         guard let resolved else {
-            if let first = arguments.first, ["json", "openstep", "openStep", "swift", "objc"].contains(first) {
-                throw ValidationError("Converting to \(first) is not supported; use xml1 or binary1.")
+            if let first = arguments.first, ["swift", "objc"].contains(first) {
+                throw ValidationError("Converting to \(first) is not supported; use xml1, binary1, json or openstep.")
             }
-            throw ValidationError("Say which format to write: --format xml1 or --format binary1.")
+            throw ValidationError("Say which format to write: --format xml1, binary1, json or openstep.")
         }
         if resolved.files.isEmpty { throw ValidationError("Name at least one file to convert.") }
         if let outputPath, outputPath != FileReader.standardInputPath, resolved.files.count > 1 {
@@ -95,10 +131,7 @@ struct ConvertCommand: ParsableCommand {
         guard let resolved else { throw ExitCode.validationFailure }
         try forEachFile(resolved.files) { file throws(PlistError) in
             let document = try file.readDocument(keepingLayout: true)
-            let target = resolved.format.plistFormat
-            let bytes = document.format == target
-                ? try Plist.write(document)
-                : try Plist.write(document.value, as: target)
+            let bytes = try resolved.format.encode(document, readable: readable)
             try OutputTarget.forInput(file, outputPath: outputPath, newExtension: newExtension).write(bytes)
         }
     }

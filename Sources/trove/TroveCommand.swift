@@ -6,15 +6,18 @@ import Trove
 struct TroveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trove",
-        abstract: "Check, convert and print property lists exactly as Apple's Foundation reads and writes them.",
+        abstract: "Check, convert, print, query and edit property lists exactly as Apple's Foundation reads and writes them.",
         discussion: """
-            Reads XML (xml1) and binary (binary1) property lists; the format of an input is always \
-            detected from its content, never from its file name. A FILE of '-' means standard input.
+            Reads XML (xml1), binary (binary1), JSON and OpenStep property lists; the format of an \
+            input is always detected from its content, never from its file name. A FILE of '-' \
+            means standard input.
 
             plutil users: 'plutil -lint F' is 'trove lint F' (or just 'trove F'), \
             'plutil -convert xml1 F' is 'trove convert xml1 F' or 'trove convert -f xml1 F', \
-            and 'plutil -p F' is 'trove print F'. plutil's own spellings of these verbs \
-            (-lint, -convert, -p, -help) are accepted too, so 'trove -convert xml1 -o - F' works.
+            'plutil -p F' is 'trove print F', and -type, -extract, -insert, -replace, -remove and \
+            -create are the verbs type, extract, insert, replace, remove and create. plutil's own \
+            spellings of these verbs (-lint, -convert, -p, -type, -help, ...) and of their options \
+            (-integer 5, -append, -expect) are accepted too, so 'trove -convert xml1 -o - F' works.
 
             Exit status: 0 when every file succeeded, 1 when any file failed, 64 for a usage error.
 
@@ -23,15 +26,24 @@ struct TroveCommand: ParsableCommand {
               trove convert --format binary1 Settings.plist
               trove convert xml1 -o - Settings.plist
               trove print Settings.plist
+              trove extract Window.Frame raw Settings.plist
+              trove insert Window.Width --integer 1024 Settings.plist
             """,
         version: "0.1.0",
-        subcommands: [LintCommand.self, ConvertCommand.self, PrintCommand.self],
+        subcommands: [
+            LintCommand.self, ConvertCommand.self, PrintCommand.self, TypeCommand.self, ExtractCommand.self,
+            InsertCommand.self, ReplaceCommand.self, RemoveCommand.self, CreateCommand.self,
+        ],
         defaultSubcommand: LintCommand.self
     )
 
     /// plutil's verb flags, accepted in first position so that `trove` can stand in for plutil in
     /// existing scripts for the verbs it has.
-    static let plutilVerbs = ["-lint": "lint", "-convert": "convert", "-p": "print", "-help": "--help"]
+    static let plutilVerbs = [
+        "-lint": "lint", "-convert": "convert", "-p": "print", "-help": "--help",
+        "-type": "type", "-extract": "extract", "-insert": "insert", "-replace": "replace", "-remove": "remove",
+        "-create": "create",
+    ]
 
     /// Translates a plutil-style verb, then runs the command as usual.
     static func main() {

@@ -271,8 +271,8 @@ struct ConvertCommandTests {
 
     @Test("usage errors exit with status 64", arguments: [
         ["convert", "Samples/Preferences.plist"],
-        ["convert", "json", "Samples/Preferences.plist"],
-        ["convert", "-f", "json", "Samples/Preferences.plist"],
+        ["convert", "swift", "Samples/Preferences.plist"],
+        ["convert", "-f", "objc", "Samples/Preferences.plist"],
         ["convert", "xml1"],
         ["convert", "xml1", "-o", "out.plist", "a.plist", "b.plist"],
         ["convert", "xml1", "-e", "", "a.plist"],

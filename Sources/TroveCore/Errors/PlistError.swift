@@ -68,6 +68,13 @@ public struct PlistError: Error, Sendable, Hashable, CustomStringConvertible {
         case unsupportedValue = "unsupported-value"
         /// Writing to a file failed; the file on disk was left as it was.
         case io = "io"
+
+        // Key paths (the CLI's extract, type and editing verbs)
+        /// A key path names no value, or an edit cannot be made at it (the key exists for an insert,
+        /// the parent is not a container, an index is out of range).
+        case keyPath = "key-path"
+        /// The value at a key path is not of the kind that was asked for.
+        case typeMismatch = "type-mismatch"
     }
 
     /// Where in the input an error was found.
