@@ -1,0 +1,34 @@
+// swift-tools-version: 6.1
+// A separate package so that libplist, a benchmark-only peer, never becomes a dependency of Trove.
+import Foundation
+import PackageDescription
+
+// SwiftPM names a path dependency after its directory, which is wherever the repository was cloned
+// (`trove`, `Trove`, `main`, ...), so the identity is derived rather than spelled out.
+let rootPackageIdentity = URL(fileURLWithPath: Context.packageDirectory)
+    .deletingLastPathComponent().lastPathComponent.lowercased()
+
+let package = Package(
+    name: "TroveBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(path: ".."),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibplist",
+            pkgConfig: "libplist-2.0",
+            providers: [.apt(["libplist-dev"]), .brew(["libplist"])]
+        ),
+        .systemLibrary(name: "CSystemMemory"),
+        .executableTarget(
+            name: "TroveBench",
+            dependencies: [
+                .product(name: "Trove", package: rootPackageIdentity),
+                "CLibplist",
+                "CSystemMemory",
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,166 @@
+import Foundation
+
+/// How long and how often each operation is timed.
+struct RunPlan {
+    let name: String
+    /// Untimed runs of every engine first: caches, lazily loaded code and allocator pools.
+    let warmups: Int
+    /// Target timing per engine and operation; the run count is derived from the warm-up time.
+    let budgetPerEngine: Duration
+    let minimumRuns: Int
+    let maximumRuns: Int
+    /// A run at least this long is too slow to spend on warming up: one-time costs are noise
+    /// beside it, so it counts as the first sample.
+    let slowRun: Duration
+    /// Time an engine may spend on one operation once its runs are slow; it gets at least one
+    /// run and at most `minimumRuns`. This keeps a slow peer (Foundation encodes some 10 MB
+    /// inputs at 2 MB/s) from dominating the whole benchmark.
+    let slowEngineBudget: Duration
+
+    static let quick = RunPlan(
+        name: "quick", warmups: 1, budgetPerEngine: .milliseconds(150), minimumRuns: 3, maximumRuns: 25,
+        slowRun: .milliseconds(250), slowEngineBudget: .seconds(1))
+    static let standard = RunPlan(
+        name: "default", warmups: 2, budgetPerEngine: .milliseconds(300), minimumRuns: 5, maximumRuns: 40,
+        slowRun: .milliseconds(250), slowEngineBudget: .seconds(2))
+    static let full = RunPlan(
+        name: "full", warmups: 3, budgetPerEngine: .seconds(3), minimumRuns: 15, maximumRuns: 500,
+        slowRun: .seconds(2), slowEngineBudget: .seconds(30))
+}
+
+/// What became of one engine on one operation.
+enum EngineOutcome {
+    case measured(median: Duration, runs: Int)
+    case failed(String)
+
+    var median: Duration? {
+        if case .measured(let median, _) = self { return median }
+        return nil
+    }
+}
+
+/// The timing of one operation of one case, per engine.
+struct OperationResult {
+    let caseName: String
+    let operation: String
+    let bytesPerRun: Int
+    let outcomes: [String: EngineOutcome]
+    /// Peak-memory growth per engine in KiB, filled in by the memory probes.
+    var peakGrowthKiB: [String: Int] = [:]
+
+    /// Throughput in MB/s (10^6 bytes per second) of the operation's reference document.
+    func throughput(_ engine: String) -> Double? {
+        guard let median = outcomes[engine]?.median else { return nil }
+        let seconds = Double(median.components.seconds) + Double(median.components.attoseconds) * 1e-18
+        return seconds > 0 ? Double(bytesPerRun) / 1e6 / seconds : nil
+    }
+}
+
+/// Times the engines of each operation in the same process, alternating between them run by
+/// run, so that a change in machine load affects all engines alike.
+struct Runner {
+    let plan: RunPlan
+    /// Whether to gauge each engine's peak memory growth on its last warm-up run.
+    let gaugesMemory: Bool
+    private let clock = ContinuousClock()
+
+    init(plan: RunPlan, gaugesMemory: Bool) {
+        self.plan = plan
+        self.gaugesMemory = gaugesMemory
+    }
+
+    /// Runs every operation of a case. `scratch` holds one ``EngineScratch`` per engine name,
+    /// possibly pre-filled (the corpus check leaves the decoded values there).
+    func run(_ benchmark: BenchmarkCase, scratch: [String: EngineScratch]) -> [OperationResult] {
+        benchmark.operations.map { operation in
+            let (outcomes, growth) = measure(operation, scratch: scratch)
+            return OperationResult(caseName: benchmark.name, operation: operation.name, bytesPerRun: operation.bytesPerRun,
+                                   outcomes: outcomes, peakGrowthKiB: growth)
+        }
+    }
+
+    private func measure(_ operation: BenchmarkOperation, scratch: [String: EngineScratch]) -> ([String: EngineOutcome], [String: Int]) {
+        var outcomes: [String: EngineOutcome] = [:]
+        var growth: [String: Int] = [:]
+        var bodies: [(engine: String, body: TimedBody)] = []
+        for run in operation.engines {
+            do {
+                bodies.append((run.engine, try run.prepare(scratch[run.engine] ?? EngineScratch())))
+            } catch {
+                outcomes[run.engine] = .failed("\(error)")
+            }
+        }
+
+        // Warm-up, which also decides each engine's number of timed runs and gauges its memory
+        // (the last warm-up run has its code paged in and its one-time setup done).
+        var samples: [String: [Duration]] = [:]
+        var wanted: [String: Int] = [:]
+        for (engine, body) in bodies {
+            var last = Duration.zero
+            for warmup in 0..<max(plan.warmups, 1) {
+                let gauge = gaugesMemory ? MemoryGauge.start() : nil
+                switch time(body) {
+                case .success(let elapsed): last = elapsed
+                case .failure(let error): outcomes[engine] = .failed("\(error)")
+                }
+                if let measured = gauge?.growthKiB() { growth[engine] = measured }
+                guard outcomes[engine] == nil else { break }
+                if last >= plan.slowRun {
+                    if warmup == 0 { samples[engine] = [last] }
+                    break
+                }
+            }
+            guard outcomes[engine] == nil else { continue }
+            wanted[engine] = runCount(estimate: last)
+        }
+
+        // Timed runs, alternating between engines; an engine with enough samples sits out.
+        let live = bodies.filter { outcomes[$0.engine] == nil }
+        var round = 0
+        while live.contains(where: { (samples[$0.engine]?.count ?? 0) < (wanted[$0.engine] ?? 0) && outcomes[$0.engine] == nil }) {
+            // Rotating the starting engine keeps any one engine from always following another's garbage.
+            for offset in 0..<live.count {
+                let (engine, body) = live[(round + offset) % live.count]
+                guard outcomes[engine] == nil, (samples[engine]?.count ?? 0) < (wanted[engine] ?? 0) else { continue }
+                switch time(body) {
+                case .success(let elapsed): samples[engine, default: []].append(elapsed)
+                case .failure(let error): outcomes[engine] = .failed("\(error)")
+                }
+            }
+            round += 1
+        }
+        for (engine, durations) in samples where outcomes[engine] == nil && !durations.isEmpty {
+            outcomes[engine] = .measured(median: median(durations), runs: durations.count)
+        }
+        return (outcomes, growth)
+    }
+
+    /// Timed runs for an engine whose warm-up run took `estimate`.
+    private func runCount(estimate: Duration) -> Int {
+        if estimate >= plan.slowRun {
+            return min(max(Int(plan.slowEngineBudget / estimate), 1), plan.minimumRuns)
+        }
+        let affordable = estimate > .zero ? Int(plan.budgetPerEngine / estimate) : plan.maximumRuns
+        return min(max(affordable, plan.minimumRuns), plan.maximumRuns)
+    }
+
+    /// Times one call; the result is released only after the clock has been read.
+    private func time(_ body: TimedBody) -> Result<Duration, any Error> {
+        let start = clock.now
+        let produced: Any
+        do {
+            produced = try body()
+        } catch {
+            return .failure(error)
+        }
+        let elapsed = clock.now - start
+        withExtendedLifetime(produced) {}
+        return .success(elapsed)
+    }
+
+    private func median(_ durations: [Duration]) -> Duration {
+        let sorted = durations.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}
