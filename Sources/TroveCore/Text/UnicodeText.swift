@@ -133,7 +133,14 @@ enum UnicodeTranscoder {
 
     /// Appends the UTF-8 form of `scalar`.
     static func appendUTF8(_ scalar: Unicode.Scalar, to output: inout [UInt8]) {
-        let v = scalar.value
+        appendUTF8(codePoint: scalar.value, to: &output)
+    }
+
+    /// Appends the UTF-8 bit pattern of a code point below 0x110000. Callers decoding numeric
+    /// character references use it for values that are not scalars (surrogates), which then
+    /// decode as replacement characters rather than being dropped.
+    @inline(__always)
+    static func appendUTF8(codePoint v: UInt32, to output: inout [UInt8]) {
         switch v {
         case 0..<0x80:
             output.append(UInt8(v))

@@ -301,7 +301,7 @@ struct XMLParseSession {
         guard !frames.isEmpty, frames[frames.count - 1].kind.isScalar, value >= 0, value < 0x110000,
             !(0xD800..<0xE000).contains(value)
         else { return false }
-        XMLTranscoder.appendUTF8(UInt32(value), to: &text)
+        UnicodeTranscoder.appendUTF8(codePoint: UInt32(value), to: &text)
         return true
     }
 

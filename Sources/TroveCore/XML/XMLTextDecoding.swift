@@ -39,7 +39,7 @@ enum XMLTextDecoding {
                         radix = 16
                     }
                     if name.hasPrefix("#"), let v = UInt32(digits, radix: radix), v < 0x110000 {
-                        XMLTranscoder.appendUTF8(v, to: &out)
+                        UnicodeTranscoder.appendUTF8(codePoint: v, to: &out)
                     }
                 }
                 i = min(k + 1, end)

@@ -98,9 +98,9 @@ enum XMLTranscoder {
             skip = bom ? 3 : 0
             return nil
         case .utf16(let bigEndian, let bom):
-            return try decodeUTF16(b, from: bom ? 2 : 0, bigEndian: bigEndian)
+            return try UnicodeTranscoder.utf8Text(b, encoding: .utf16(bigEndian: bigEndian, skip: bom ? 2 : 0), format: .xml)
         case .utf32(let bigEndian, let bom):
-            return try decodeUTF32(b, from: bom ? 4 : 0, bigEndian: bigEndian)
+            return try UnicodeTranscoder.utf8Text(b, encoding: .utf32(bigEndian: bigEndian, skip: bom ? 4 : 0), format: .xml)
         case .declared(let name):
             return try convertWithLibXML(b, encodingName: name, toUTF8: true)
         }
@@ -108,69 +108,6 @@ enum XMLTranscoder {
 
     private static func encodingError(_ message: String) -> PlistError {
         PlistError(.badEncoding, format: .xml, at: .lineColumn(line: 1, column: 1), message)
-    }
-
-    private static func decodeUTF16(_ b: UnsafeRawBufferPointer, from start: Int, bigEndian: Bool) throws(PlistError) -> [UInt8] {
-        guard (b.count - start) % 2 == 0 else { throw encodingError("UTF-16 text has an odd number of bytes") }
-        var out: [UInt8] = []
-        out.reserveCapacity((b.count - start) / 2 + 16)
-        var i = start
-        func unit(_ k: Int) -> UInt32 {
-            bigEndian ? UInt32(b[k]) << 8 | UInt32(b[k + 1]) : UInt32(b[k + 1]) << 8 | UInt32(b[k])
-        }
-        while i < b.count {
-            var scalar = unit(i)
-            i += 2
-            if scalar >= 0xD800 && scalar < 0xDC00 {
-                guard i < b.count else { throw encodingError("UTF-16 text ends inside a surrogate pair") }
-                let low = unit(i)
-                guard low >= 0xDC00 && low < 0xE000 else { throw encodingError("unpaired UTF-16 surrogate") }
-                i += 2
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-            } else if scalar >= 0xDC00 && scalar < 0xE000 {
-                throw encodingError("unpaired UTF-16 surrogate")
-            }
-            appendUTF8(scalar, to: &out)
-        }
-        return out
-    }
-
-    private static func decodeUTF32(_ b: UnsafeRawBufferPointer, from start: Int, bigEndian: Bool) throws(PlistError) -> [UInt8] {
-        guard (b.count - start) % 4 == 0 else { throw encodingError("UTF-32 text is not a whole number of 4-byte units") }
-        var out: [UInt8] = []
-        out.reserveCapacity((b.count - start) / 4 + 16)
-        var i = start
-        while i < b.count {
-            let scalar: UInt32 =
-                bigEndian
-                ? UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
-                : UInt32(b[i + 3]) << 24 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 1]) << 8 | UInt32(b[i])
-            i += 4
-            guard scalar < 0x110000, !(scalar >= 0xD800 && scalar < 0xE000) else {
-                throw encodingError("invalid UTF-32 code point 0x\(String(scalar, radix: 16, uppercase: true))")
-            }
-            appendUTF8(scalar, to: &out)
-        }
-        return out
-    }
-
-    @inline(__always)
-    static func appendUTF8(_ s: UInt32, to out: inout [UInt8]) {
-        if s < 0x80 {
-            out.append(UInt8(s))
-        } else if s < 0x800 {
-            out.append(UInt8(0xC0 | (s >> 6)))
-            out.append(UInt8(0x80 | (s & 0x3F)))
-        } else if s < 0x10000 {
-            out.append(UInt8(0xE0 | (s >> 12)))
-            out.append(UInt8(0x80 | ((s >> 6) & 0x3F)))
-            out.append(UInt8(0x80 | (s & 0x3F)))
-        } else {
-            out.append(UInt8(0xF0 | (s >> 18)))
-            out.append(UInt8(0x80 | ((s >> 12) & 0x3F)))
-            out.append(UInt8(0x80 | ((s >> 6) & 0x3F)))
-            out.append(UInt8(0x80 | (s & 0x3F)))
-        }
     }
 
     /// Converts between an 8-bit encoding and UTF-8 with libxml2's handler for `encodingName`.
