@@ -64,7 +64,7 @@ struct CorpusCommandTests {
             let ours = try trove("print", fixture.path)
             compared += 1
             guard let difference = firstDifference(ours: ours.stdoutText, plutil: theirs.stdoutText) else { continue }
-            if let data = FileManager.default.contents(atPath: fixture.path), binaryHasRepeatedKeys(data) {
+            if let data = FileManager.default.contents(atPath: fixture.path), Self.binaryHasRepeatedKeys(data) {
                 duplicateKeyMismatches.append("\(fixture.path): \(difference)")
             } else {
                 mismatches.append("\(fixture.path): \(difference)")
@@ -116,7 +116,7 @@ struct CorpusCommandTests {
     /// True when a binary plist has a dictionary whose keys repeat (the same key object twice, or
     /// two key objects with the same bytes). A small scan of the object table, enough for the
     /// valid files it is used on; anything unexpected counts as "no".
-    private func binaryHasRepeatedKeys(_ data: Data) -> Bool {
+    static func binaryHasRepeatedKeys(_ data: Data) -> Bool {
         let bytes = [UInt8](data)
         guard bytes.count > 40, bytes.starts(with: Array("bplist".utf8)) else { return false }
         func number(_ start: Int, _ width: Int) -> Int? {
