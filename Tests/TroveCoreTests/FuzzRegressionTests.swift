@@ -1,0 +1,291 @@
+import Foundation
+import Testing
+import TroveCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Replays every input the fuzz targets (`Fuzz/`) ever failed on, kept under
+/// `Tests/FuzzRegressions/<target>/`, through the checks that target makes: the reader either
+/// refuses the input with a ``PlistError`` that names the format and the place, or accepts it, and
+/// then the value survives a lossless re-encode and re-read, and re-encoding again repeats the bytes.
+///
+/// Files added to those folders are picked up without touching this file; the known findings
+/// also pin the outcome each one was fixed to have.
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    /// One committed input and the fuzz target that found it.
+    struct Input: Sendable, CustomTestStringConvertible {
+        var target: String
+        var name: String
+        var bytes: [UInt8]
+
+        var testDescription: String { "\(target)/\(name)" }
+    }
+
+    /// `Tests/FuzzRegressions`, beside this file's folder.
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .appendingPathComponent("FuzzRegressions", isDirectory: true)
+
+    static let inputs: [Input] = {
+        let files = FileManager.default
+        guard let targets = try? files.contentsOfDirectory(atPath: directory.path) else { return [] }
+        var inputs: [Input] = []
+        for target in targets.sorted() {
+            let folder = directory.appendingPathComponent(target, isDirectory: true)
+            guard let names = try? files.contentsOfDirectory(atPath: folder.path) else { continue }
+            for name in names.sorted() where !name.hasPrefix(".") {
+                guard let data = files.contents(atPath: folder.appendingPathComponent(name).path) else { continue }
+                inputs.append(Input(target: target, name: name, bytes: [UInt8](data)))
+            }
+        }
+        return inputs
+    }()
+
+    /// The fuzz targets, as `Fuzz/run` names them.
+    static let targets = ["binary", "xml", "openstep", "json", "detect", "roundtrip"]
+
+    @Test("The regression folder is found and holds only inputs of known fuzz targets")
+    func folderIsFound() {
+        #expect(!Self.inputs.isEmpty, "no inputs under \(Self.directory.path)")
+        for input in Self.inputs {
+            #expect(Self.targets.contains(input.target), "\(input.testDescription): unknown fuzz target folder")
+        }
+    }
+
+    @Test("Every committed fuzz input is refused cleanly or round-trips", arguments: inputs)
+    func replay(_ input: Input) async {
+        let outcome = await Deadline.run(seconds: 60) { FuzzReplay.check(input) }
+        guard let outcome else {
+            Issue.record("\(input.testDescription): still running after 60 s (a hang)")
+            return
+        }
+        for problem in outcome.problems { Issue.record(Comment(rawValue: "\(input.testDescription): \(problem)")) }
+        #expect(outcome.readersRun > 0)
+    }
+
+    // MARK: - Known findings, with the outcome each was fixed to have
+
+    @Test("JSON: an underflowing literal reads as -0.0, as Foundation reads it, and settles as integer 0 after one write")
+    func jsonUnderflowToNegativeZero() throws {
+        let bytes = try #require(Self.inputs.first { $0.name == "underflow-to-negative-zero.json" }).bytes
+        let value = try JSONPlistReader().read(bytes)
+        guard case .real(let real) = value else {
+            Issue.record("read as \(value), expected a real")
+            return
+        }
+        #expect(real.value == 0 && real.value.sign == .minus)
+        // Foundation writes -0.0 as `-0` and reads `-0` back as the integer 0; so do we.
+        let reread = try JSONPlistReader().read(try JSONPlistWriter(.allowsFragments).write(value))
+        #expect(reread == .integer(0))
+    }
+
+    @Test("Binary: a key that shares its string object with an earlier value keeps its entry's place in a lossless rewrite")
+    func binaryKeySharedWithValue() throws {
+        // plistlib's binary form of ["", {"a": "x", "": 1}]: one "" object, used as a value and as a key.
+        let bytes = try #require(Self.inputs.first { $0.name == "empty-string-key-shared-with-value.bplist" }).bytes
+        let document = try FuzzReplay.read(bytes, as: .binary)
+        #expect(document.value == .array([.string(""), .dictionary(["a": .string("x"), "": .integer(1)])]))
+        #expect(try [UInt8](Plist.write(document)) == bytes)
+    }
+}
+
+/// The checks of the fuzz targets, returning what went wrong instead of trapping.
+enum FuzzReplay {
+    struct Outcome: Sendable {
+        var problems: [String] = []
+        var readersRun = 0
+    }
+
+    static func check(_ input: FuzzRegressionTests.Input) -> Outcome {
+        var outcome = Outcome()
+        let formats: [PlistFormat]
+        switch input.target {
+        case "binary": formats = [.binary]
+        case "xml": formats = [.xml]
+        case "openstep": formats = [.openStep]
+        case "json": formats = [.json]
+        default: formats = []
+        }
+        for format in formats {
+            outcome.readersRun += 1
+            do {
+                let document = try read(input.bytes, as: format)
+                outcome.problems += roundTrip(document)
+            } catch {
+                outcome.problems += refusalProblems(error, format: format)
+            }
+        }
+        if formats.isEmpty {
+            // detect and roundtrip: Plist.read, then the lossless rewrite and an exact binary copy.
+            outcome.readersRun += 1
+            do {
+                let document = try Plist.read(Data(input.bytes))
+                outcome.problems += roundTrip(document)
+                do {
+                    let binary = try Plist.write(document.value, as: .binary)
+                    let copy = try read([UInt8](binary), as: .binary)
+                    if copy.value != document.value { outcome.problems.append("converting to binary changed the value") }
+                } catch {
+                    outcome.problems.append("converting to binary failed: \(error)")
+                }
+            } catch {
+                outcome.problems += refusalProblems(error, format: nil)
+            }
+        }
+        return outcome
+    }
+
+    /// A refusal must say which format and where.
+    static func refusalProblems(_ error: PlistError, format: PlistFormat?) -> [String] {
+        var problems: [String] = []
+        if error.format == nil || (format != nil && error.format != format) {
+            problems.append("the refusal names format \(String(describing: error.format)): \(error)")
+        }
+        if error.location == nil { problems.append("the refusal has no location: \(error)") }
+        return problems
+    }
+
+    /// Re-encode, re-read with the same reader, compare; then re-encode again and compare bytes.
+    static func roundTrip(_ document: PlistDocument) -> [String] {
+        let format = document.format
+        do {
+            let first = try encode(document)
+            let second = try read([UInt8](first), as: format)
+            if !equal(second.value, document.value, jsonNumbers: format == .json) {
+                return ["the value changed in a \(format.displayName) round trip"]
+            }
+            let again = try encode(second)
+            if again == first { return [] }
+            // JSON settles after one step (-0.0 is written `-0`, read back as the integer 0).
+            if format == .json, try encode(read([UInt8](again), as: format)) == again { return [] }
+            return ["re-encoding the re-read \(format.displayName) document is not byte-stable"]
+        } catch {
+            return ["the \(format.displayName) round trip failed: \(error)"]
+        }
+    }
+
+    /// Equal, except that JSON may turn an integral real into an integer (`10.0` is written `10`).
+    static func equal(_ a: PlistValue, _ e: PlistValue, jsonNumbers: Bool) -> Bool {
+        switch (a, e) {
+        case let (.array(x), .array(y)):
+            return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1, jsonNumbers: jsonNumbers) }
+        case let (.dictionary(x), .dictionary(y)):
+            return x.count == y.count && y.allSatisfy { key, value in x[key].map { equal($0, value, jsonNumbers: jsonNumbers) } ?? false }
+        case let (.integer(n), .real(r)) where jsonNumbers:
+            return r.value == r.value.rounded() && n.doubleValue == r.value
+        default:
+            return a == e
+        }
+    }
+
+    static func encode(_ document: PlistDocument) throws(PlistError) -> Data {
+        switch document.format {
+        case .binary, .xml: return try Plist.write(document)
+        case .openStep: return Data(try OpenStepPlistWriter().write(document.value))
+        case .json: return Data(try JSONPlistWriter(.allowsFragments).write(document.value))
+        }
+    }
+
+    static func read(_ bytes: [UInt8], as format: PlistFormat) throws(PlistError) -> PlistDocument {
+        let result: Result<PlistDocument, PlistError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(PlistError) in
+                switch format {
+                case .binary:
+                    let (value, layout) = try BinaryPlistReader().read(raw)
+                    return PlistDocument(value: value, format: .binary, layout: layout.map { .binary($0) })
+                case .xml:
+                    let (value, layout) = try XMLPlistReader().read(raw)
+                    return PlistDocument(value: value, format: .xml, layout: layout.map { .xml($0) })
+                case .openStep:
+                    return PlistDocument(value: try OpenStepPlistReader().read(raw), format: .openStep)
+                case .json:
+                    return PlistDocument(value: try JSONPlistReader().read(raw), format: .json)
+                }
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// Runs work on a thread of its own with a large stack and stops waiting after a deadline, so a
+/// regression that hangs fails its own test case instead of stalling the whole run.
+enum Deadline {
+    static func run<T: Sendable>(seconds: Double, _ work: @escaping @Sendable () -> T) async -> T? {
+        let gate = ResumeOnce<T?>()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            gate.set(continuation)
+            startThread { gate.resume(work()) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { gate.resume(nil) }
+        }
+    }
+
+    /// A detached thread with a 64 MB stack: debug builds spend far more stack per nesting level
+    /// than release builds, and the inputs nest up to the depth limit.
+    private static func startThread(_ body: @escaping @Sendable () -> Void) {
+        #if canImport(Glibc)
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, 64 << 20)
+        let job = Unmanaged.passRetained(Job(body)).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, &attributes,
+            { raw in
+                raw.map { Unmanaged<Job>.fromOpaque($0).takeRetainedValue().body() }
+                return nil
+            }, job)
+        if started == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Job>.fromOpaque(job).release()
+            body()
+        }
+        #else
+        let thread = Thread(block: body)
+        thread.stackSize = 64 << 20
+        thread.start()
+        #endif
+    }
+
+    private final class Job: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    /// Resumes a continuation with the first value offered, ignoring later ones.
+    private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<T, Never>?
+        private var pending: T?
+        private var done = false
+
+        func set(_ c: CheckedContinuation<T, Never>) {
+            lock.lock()
+            defer { lock.unlock() }
+            if done, let pending {
+                c.resume(returning: pending)
+                self.pending = nil
+            } else {
+                continuation = c
+            }
+        }
+
+        func resume(_ value: T) {
+            lock.lock()
+            defer { lock.unlock() }
+            guard !done else { return }
+            done = true
+            if let continuation {
+                continuation.resume(returning: value)
+                self.continuation = nil
+            } else {
+                pending = value
+            }
+        }
+    }
+}
