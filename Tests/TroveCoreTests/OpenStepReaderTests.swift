@@ -256,12 +256,13 @@ struct OpenStepReaderErrorTests {
         } catch {
             #expect(error.code == .depthLimit)
         }
+        // No setting goes past PlistLimits.depthCeiling, so the depth limit still applies.
         let unbounded = PlistLimits(maxDepth: .max)
         do {
             _ = try readOpenStep(bomb, limits: unbounded)
             Issue.record("an unterminated 200 000-deep array was accepted")
         } catch {
-            #expect(error.code == .unexpectedEnd)
+            #expect(error.code == .depthLimit)
         }
     }
 

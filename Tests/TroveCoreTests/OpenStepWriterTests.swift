@@ -140,6 +140,16 @@ struct OpenStepWriterTests {
         #expect(try text(["k y": "v"]) == "{\n\t\"k y\" = v;\n}\n")
     }
 
+    @Test("a root string that starts like a binary plist is quoted so detection reads it back as text")
+    func rootStringThatLooksBinary() throws {
+        #expect(try text("bplist00") == "\"bplist00\"\n")
+        #expect(try text(["bplist00"]) == "(\n\tbplist00,\n)\n")
+        for value: PlistValue in ["bplist00", "bplist", "bplist15x"] {
+            let bytes = try OpenStepPlistWriter().write(value)
+            #expect(try Plist.read(Data(bytes)).value == value)
+        }
+    }
+
     @Test func scalarsWithoutAnOldStyleTypeBecomeStrings() throws {
         let value: PlistValue = [
             .integer(-42), .integer(PlistInteger(UInt64.max)), .real(0.1), .real(3.0), .real(1e300),

@@ -60,8 +60,13 @@ public struct PlistError: Error, Sendable, Hashable, CustomStringConvertible {
         // Limits
         /// Nesting is deeper than the configured limit.
         case depthLimit = "depth-limit"
-        /// A configured size limit (objects, bytes, expansion) was exceeded.
+        /// A configured size limit was exceeded: more distinct values than ``PlistLimits/maxValues``,
+        /// or a file larger than a caller's size bound.
         case sizeLimit = "size-limit"
+        /// Shared objects would expand to more values than ``PlistLimits/maxExpandedValues``.
+        case expansionLimit = "expansion-limit"
+        /// Strings and data would total more bytes than ``PlistLimits/maxDecodedBytes``.
+        case byteLimit = "byte-limit"
 
         // Writing
         /// The value holds something the target format cannot express (null in XML, a UID in JSON, ...).

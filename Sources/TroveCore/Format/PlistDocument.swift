@@ -89,25 +89,29 @@ public enum Plist {
     }
 
     /// Writes a document in its own format, following its layout notes: an unchanged document read
-    /// from a file comes back byte for byte.
-    public static func write(_ document: PlistDocument) throws(PlistError) -> Data {
+    /// from a file comes back byte for byte. `limits` bound the nesting and the expansion of shared
+    /// containers written (see ``PlistLimits``).
+    public static func write(_ document: PlistDocument, limits: PlistLimits = .default) throws(PlistError) -> Data {
         switch (document.format, document.layout) {
         case (.binary, .binary(let layout)?):
-            return Data(try BinaryPlistWriter().write(document.value, layout: layout))
+            return Data(try BinaryPlistWriter(limits: limits).write(document.value, layout: layout))
         case (.xml, .xml(let layout)?):
-            return Data(try XMLPlistWriter().write(document.value, layout: layout))
+            return Data(try XMLPlistWriter(limits: limits).write(document.value, layout: layout))
         default:
-            return try write(document.value, as: document.format)
+            return try write(document.value, as: document.format, limits: limits)
         }
     }
 
-    /// Writes a value in the standard layout of `format`, as CoreFoundation would.
-    public static func write(_ value: PlistValue, as format: PlistFormat) throws(PlistError) -> Data {
+    /// Writes a value in the standard layout of `format`, as CoreFoundation would. `limits` bound
+    /// the nesting and the expansion of shared containers written (see ``PlistLimits``).
+    public static func write(
+        _ value: PlistValue, as format: PlistFormat, limits: PlistLimits = .default
+    ) throws(PlistError) -> Data {
         switch format {
-        case .binary: return Data(try BinaryPlistWriter().write(value))
-        case .xml: return Data(try XMLPlistWriter().write(value))
-        case .openStep: return Data(try OpenStepPlistWriter().write(value))
-        case .json: return Data(try JSONPlistWriter().write(value))
+        case .binary: return Data(try BinaryPlistWriter(limits: limits).write(value))
+        case .xml: return Data(try XMLPlistWriter(limits: limits).write(value))
+        case .openStep: return Data(try OpenStepPlistWriter(limits: limits).write(value))
+        case .json: return Data(try JSONPlistWriter(limits: limits).write(value))
         }
     }
 }

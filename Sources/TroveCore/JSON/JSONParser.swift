@@ -1,35 +1,22 @@
-/// The JSON grammar over validated UTF-8 text, with containers under construction on an
-/// explicit stack so that nesting is bounded by the limits, never by the call stack.
+/// The JSON grammar over validated UTF-8 text, with containers under construction on the
+/// explicit stack of a ``TextTreeBuilder``, so that nesting is bounded by the limits, never by
+/// the call stack.
 struct JSONParser {
     let text: UnsafeBufferPointer<UInt8>
     let limits: PlistLimits
     let allowsTrailingCommas: Bool
     private var pos = 0
-    private var valueCount = 0
-    /// The containers being read, outermost first.
-    private var stack: [Frame] = []
+    /// The containers being read, and the accounting of the limits.
+    private var tree: TextTreeBuilder
 
     init(text: UnsafeBufferPointer<UInt8>, limits: PlistLimits, allowsTrailingCommas: Bool) {
         self.text = text
         self.limits = limits
         self.allowsTrailingCommas = allowsTrailingCommas
+        tree = TextTreeBuilder(limits: limits)
     }
 
-    /// A container being filled. A class, so that appending to the container on top of the
-    /// stack mutates it in place instead of copying it (which would make parsing quadratic).
-    private final class Frame {
-        let isArray: Bool
-        let openedAt: Int
-        var items: [PlistValue] = []
-        var entries = PlistDictionary()
-        /// The key whose value is being parsed, if any.
-        var pendingKey: String?
-
-        init(isArray: Bool, openedAt: Int) {
-            self.isArray = isArray
-            self.openedAt = openedAt
-        }
-    }
+    private typealias Frame = TextContainerFrame
 
     private enum Step {
         case value
@@ -51,11 +38,8 @@ struct JSONParser {
             case .value:
                 step = try startValue()
             case .finished(let value):
-                valueCount += 1
-                if valueCount > limits.maxValues {
-                    throw fail(.sizeLimit, at: pos, "the document holds more than \(limits.maxValues) values")
-                }
-                guard let top = stack.last else {
+                if let exceeded = tree.count(value, key: tree.top?.pendingKey) { throw limitError(exceeded) }
+                guard let top = tree.top else {
                     skipWhitespace()
                     if pos < text.count {
                         throw fail(.badRoot, at: pos, "unexpected \(describe(at: pos)) after the JSON value")
@@ -65,18 +49,18 @@ struct JSONParser {
                 step = try deliver(value, into: top)
             case .firstElementOrEnd:
                 skipWhitespace()
-                if pos < text.count, text[pos] == UInt8(ascii: "]"), let top = stack.popLast() {
+                if pos < text.count, text[pos] == UInt8(ascii: "]"), let closed = tree.close() {
                     pos += 1
-                    step = .finished(.array(top.items))
+                    step = .finished(closed)
                 } else {
                     step = .value
                 }
             case .keyOrEnd(let afterComma):
                 skipWhitespace()
-                guard pos < text.count, let top = stack.last else { throw unterminated() }
+                guard pos < text.count, let top = tree.top else { throw unterminated() }
                 if text[pos] == UInt8(ascii: "}"), !afterComma || allowsTrailingCommas {
                     pos += 1
-                    stack.removeLast()
+                    tree.close()
                     step = .finished(.dictionary(top.entries))
                     continue
                 }
@@ -101,11 +85,11 @@ struct JSONParser {
         guard pos < text.count else { throw unterminated() }
         switch text[pos] {
         case UInt8(ascii: "{"):
-            try push(Frame(isArray: false, openedAt: pos))
+            try push(.dictionary)
             pos += 1
             return .keyOrEnd(afterComma: false)
         case UInt8(ascii: "["):
-            try push(Frame(isArray: true, openedAt: pos))
+            try push(.array)
             pos += 1
             return .firstElementOrEnd
         case UInt8(ascii: "\""):
@@ -137,13 +121,13 @@ struct JSONParser {
                 skipWhitespace()
                 if allowsTrailingCommas, pos < text.count, text[pos] == UInt8(ascii: "]") {
                     pos += 1
-                    stack.removeLast()
+                    tree.close()
                     return .finished(.array(top.items))
                 }
                 return .value
             case UInt8(ascii: "]"):
                 pos += 1
-                stack.removeLast()
+                tree.close()
                 return .finished(.array(top.items))
             default:
                 throw fail(.syntax, at: pos, "expected ',' or ']' after an array element, found \(describe(at: pos))")
@@ -159,22 +143,23 @@ struct JSONParser {
             return .keyOrEnd(afterComma: true)
         case UInt8(ascii: "}"):
             pos += 1
-            stack.removeLast()
+            tree.close()
             return .finished(.dictionary(top.entries))
         default:
             throw fail(.syntax, at: pos, "expected ',' or '}' after the value for key \"\(key)\", found \(describe(at: pos))")
         }
     }
 
-    private mutating func push(_ frame: Frame) throws(PlistError) {
-        if stack.count >= limits.maxDepth {
-            throw fail(.depthLimit, at: pos, "arrays and objects are nested more than \(limits.maxDepth) levels deep")
-        }
-        stack.append(frame)
+    private mutating func push(_ kind: Frame.Kind) throws(PlistError) {
+        if let exceeded = tree.open(kind, at: pos) { throw limitError(exceeded) }
+    }
+
+    private func limitError(_ exceeded: PlistLimit) -> PlistError {
+        fail(exceeded.code, at: pos, limits.message(exceeding: exceeded))
     }
 
     private func unterminated() -> PlistError {
-        guard let top = stack.last else {
+        guard let top = tree.top else {
             return fail(.unexpectedEnd, at: pos, "the document ended where a value was expected")
         }
         let (kind, closer) = top.isArray ? ("array", "]") : ("object", "}")
@@ -379,7 +364,7 @@ struct JSONParser {
     /// Where in the value the parser is: the keys and element indexes of the open containers.
     private func currentKeyPath() -> PlistKeyPath? {
         var components: [String] = []
-        for frame in stack {
+        for frame in tree.stack {
             if frame.isArray {
                 components.append(String(frame.items.count))
             } else if let key = frame.pendingKey {

@@ -42,13 +42,27 @@ public struct JSONPlistWriter: Sendable {
 
     /// Output switches.
     public var options: Options
-    /// The deepest nesting written; deeper values throw ``PlistError/Code/depthLimit``.
-    public var maxDepth: Int
+    /// Bounds on what is written: ``PlistLimits/maxDepth`` (deeper values throw
+    /// ``PlistError/Code/depthLimit``), and ``PlistLimits/maxExpandedValues`` and
+    /// ``PlistLimits/maxDecodedBytes``, which stop a value whose shared containers would expand
+    /// without end (``PlistError/Code/expansionLimit``, ``PlistError/Code/byteLimit``).
+    public var limits: PlistLimits
+    /// The deepest nesting written: `limits.maxDepth`, at most ``PlistLimits/depthCeiling``.
+    public var maxDepth: Int {
+        get { limits.maxDepth }
+        set { limits.maxDepth = newValue }
+    }
 
     /// A writer with the given options.
     public init(_ options: Options = [], maxDepth: Int = PlistLimits.default.maxDepth) {
         self.options = options
-        self.maxDepth = maxDepth
+        self.limits = PlistLimits(maxDepth: maxDepth)
+    }
+
+    /// A writer with the given options and limits.
+    public init(_ options: Options = [], limits: PlistLimits) {
+        self.options = options
+        self.limits = limits
     }
 
     /// The JSON text of `value`, UTF-8 encoded.
@@ -59,6 +73,7 @@ public struct JSONPlistWriter: Sendable {
                 "Invalid object in plist for JSON format: a top-level \(value.kind) is not a JSON document (allowsFragments permits it)")
         }
         var output = JSONOutput(options: options, maxDepth: maxDepth)
+        output.meter = LimitMeter(limits: limits)
         try output.write(value, depth: 0, path: [])
         return output.bytes
     }
@@ -70,6 +85,8 @@ private struct JSONOutput {
     let sorted: Bool
     let maxDepth: Int
     var bytes: [UInt8] = []
+    /// Counts what is written, so a shared container cannot expand without end.
+    var meter = LimitMeter(limits: .default)
 
     init(options: JSONPlistWriter.Options, maxDepth: Int) {
         pretty = options.contains(.prettyPrinted)
@@ -78,6 +95,9 @@ private struct JSONOutput {
     }
 
     mutating func write(_ value: PlistValue, depth: Int, path: [String]) throws(PlistError) {
+        if let exceeded = meter.count(value) {
+            throw meter.limits.error(exceeding: exceeded, format: .json, keyPath: PlistKeyPath(components: path))
+        }
         switch value {
         case .string(let s):
             writeString(s)
@@ -153,7 +173,7 @@ private struct JSONOutput {
         if depth >= maxDepth {
             throw PlistError(
                 .depthLimit, format: .json, keyPath: PlistKeyPath(components: path),
-                "arrays and dictionaries are nested more than \(maxDepth) levels deep")
+                "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth)")
         }
     }
 

@@ -3,39 +3,25 @@ import Foundation
 /// The old-style grammar over validated UTF-8 text. All syntax is ASCII, so the parser walks
 /// bytes and only string contents ever hold other characters.
 ///
-/// Containers under construction live on an explicit stack instead of the call stack, so a
-/// hostile document can exhaust neither; the stack is bounded by ``PlistLimits/maxDepth``.
+/// Containers under construction live on the explicit stack of a ``TextTreeBuilder`` instead of
+/// the call stack, so a hostile document can exhaust neither; the stack is bounded by
+/// ``PlistLimits/maxDepth``, and the builder accounts for the other limits.
 struct OpenStepParser {
     let text: UnsafeBufferPointer<UInt8>
     let limits: PlistLimits
     let allowsGNUstep: Bool
     var pos = 0
-    private var valueCount = 0
-    /// The containers being read, outermost first.
-    private var stack: [Frame] = []
+    /// The containers being read, and the accounting of the limits.
+    private var tree: TextTreeBuilder
 
     init(text: UnsafeBufferPointer<UInt8>, limits: PlistLimits, allowsGNUstep: Bool) {
         self.text = text
         self.limits = limits
         self.allowsGNUstep = allowsGNUstep
+        tree = TextTreeBuilder(limits: limits)
     }
 
-    /// A container being filled. A class, so that appending to the container on top of the
-    /// stack mutates it in place instead of copying it (which would make parsing quadratic).
-    private final class Frame {
-        enum Kind { case array, dictionary, braceLessDictionary }
-        let kind: Kind
-        let openedAt: Int
-        var items: [PlistValue] = []
-        var entries = PlistDictionary()
-        /// The key whose value is being parsed, if any.
-        var pendingKey: String?
-
-        init(_ kind: Kind, openedAt: Int) {
-            self.kind = kind
-            self.openedAt = openedAt
-        }
-    }
+    private typealias Frame = TextContainerFrame
 
     /// What the parser expects next.
     private enum Step {
@@ -62,8 +48,7 @@ struct OpenStepParser {
         // A string followed by more text is the start of a `.strings` file: re-read from the
         // beginning as the entries of a dictionary without braces.
         pos = begin
-        valueCount = 0
-        stack = [Frame(.braceLessDictionary, openedAt: begin)]
+        tree.restart(with: .braceLessDictionary, at: begin)
         return try run(from: .dictionaryKeyOrEnd)
     }
 
@@ -75,21 +60,21 @@ struct OpenStepParser {
             case .value:
                 step = try startValue()
             case .finished(let value):
-                try countValue()
-                guard let top = stack.last else { return value }
+                try count(value, key: tree.top?.pendingKey)
+                guard let top = tree.top else { return value }
                 step = try deliver(value, into: top)
             case .arrayElementOrEnd:
                 guard skipSpace() else { throw unterminated() }
-                if text[pos] == UInt8(ascii: ")"), let top = stack.popLast() {
+                if text[pos] == UInt8(ascii: ")"), let closed = tree.close() {
                     pos += 1
-                    step = .finished(.array(top.items))
+                    step = .finished(closed)
                 } else if startsValue(text[pos]) {
                     step = .value
                 } else {
                     throw fail(.syntax, at: pos, "expected an array element or ')', found \(describe(at: pos))")
                 }
             case .dictionaryKeyOrEnd:
-                guard let top = stack.last else { return .dictionary(PlistDictionary()) }
+                guard let top = tree.top else { return .dictionary(PlistDictionary()) }
                 if let next = try readKeyOrEnd(top) {
                     step = next
                 } else {
@@ -106,11 +91,11 @@ struct OpenStepParser {
         let c = text[pos]
         switch c {
         case UInt8(ascii: "{"):
-            try push(Frame(.dictionary, openedAt: pos))
+            try push(.dictionary)
             pos += 1
             return .dictionaryKeyOrEnd
         case UInt8(ascii: "("):
-            try push(Frame(.array, openedAt: pos))
+            try push(.array)
             pos += 1
             return .arrayElementOrEnd
         case UInt8(ascii: "<"):
@@ -136,7 +121,7 @@ struct OpenStepParser {
                 return .arrayElementOrEnd
             case UInt8(ascii: ")"):
                 pos += 1
-                stack.removeLast()
+                tree.close()
                 return .finished(.array(top.items))
             default:
                 throw fail(.syntax, at: pos, "expected ',' or ')' after an array element, found \(describe(at: pos))")
@@ -168,7 +153,7 @@ struct OpenStepParser {
                 throw fail(.syntax, at: pos, "expected a string key or '}' in the dictionary, found \(describe(at: pos))")
             }
             pos += 1
-            stack.removeLast()
+            tree.close()
             return .finished(.dictionary(top.entries))
         }
         let key = text[pos] == UInt8(ascii: "\"") || text[pos] == UInt8(ascii: "'")
@@ -180,7 +165,7 @@ struct OpenStepParser {
         case UInt8(ascii: ";"):
             // The strings-file shortcut: a key alone maps to itself.
             pos += 1
-            try countValue()
+            try count(.string(key), key: key)
             top.entries[key] = .string(key)
             return .dictionaryKeyOrEnd
         case UInt8(ascii: "="):
@@ -192,23 +177,21 @@ struct OpenStepParser {
         }
     }
 
-    private mutating func push(_ frame: Frame) throws(PlistError) {
-        if stack.count >= limits.maxDepth {
-            throw fail(.depthLimit, at: pos, "arrays and dictionaries are nested more than \(limits.maxDepth) levels deep")
+    private mutating func push(_ kind: Frame.Kind) throws(PlistError) {
+        if let exceeded = tree.open(kind, at: pos) {
+            throw fail(exceeded.code, at: pos, limits.message(exceeding: exceeded))
         }
-        stack.append(frame)
     }
 
-    private mutating func countValue() throws(PlistError) {
-        valueCount += 1
-        if valueCount > limits.maxValues {
-            throw fail(.sizeLimit, at: pos, "the document holds more than \(limits.maxValues) values")
+    private mutating func count(_ value: PlistValue, key: String?) throws(PlistError) {
+        if let exceeded = tree.count(value, key: key) {
+            throw fail(exceeded.code, at: pos, limits.message(exceeding: exceeded))
         }
     }
 
     /// The error for input that ends inside the innermost open container.
     private func unterminated() -> PlistError {
-        guard let top = stack.last else {
+        guard let top = tree.top else {
             return fail(.unexpectedEnd, at: pos, "the document ended where a value was expected")
         }
         switch top.kind {
@@ -432,7 +415,7 @@ struct OpenStepParser {
     /// Where in the value the parser is: the keys and element indexes of the open containers.
     private func currentKeyPath() -> PlistKeyPath? {
         var components: [String] = []
-        for frame in stack {
+        for frame in tree.stack {
             if frame.kind == .array {
                 components.append(String(frame.items.count))
             } else if let key = frame.pendingKey {

@@ -55,19 +55,33 @@ public struct OpenStepPlistWriter: Sendable {
 
     /// Output switches.
     public var options: Options
-    /// The deepest nesting written; deeper values throw ``PlistError/Code/depthLimit`` rather
-    /// than produce a file CoreFoundation refuses.
-    public var maxDepth: Int
+    /// Bounds on what is written: ``PlistLimits/maxDepth`` (deeper values throw
+    /// ``PlistError/Code/depthLimit``), and ``PlistLimits/maxExpandedValues`` and
+    /// ``PlistLimits/maxDecodedBytes``, which stop a value whose shared containers would expand
+    /// without end (``PlistError/Code/expansionLimit``, ``PlistError/Code/byteLimit``).
+    public var limits: PlistLimits
+    /// The deepest nesting written: `limits.maxDepth`, at most ``PlistLimits/depthCeiling``.
+    public var maxDepth: Int {
+        get { limits.maxDepth }
+        set { limits.maxDepth = newValue }
+    }
 
     /// A writer with the given options.
     public init(_ options: Options = [], maxDepth: Int = PlistLimits.default.maxDepth) {
         self.options = options
-        self.maxDepth = maxDepth
+        self.limits = PlistLimits(maxDepth: maxDepth)
+    }
+
+    /// A writer with the given options and limits.
+    public init(_ options: Options = [], limits: PlistLimits) {
+        self.options = options
+        self.limits = limits
     }
 
     /// The old-style text of `value`, UTF-8 encoded.
     public func write(_ value: PlistValue) throws(PlistError) -> [UInt8] {
         var output = OpenStepOutput(options: options, maxDepth: maxDepth)
+        output.meter = LimitMeter(limits: limits)
         try output.write(value, indent: 0, path: [])
         output.bytes.append(0x0A)
         return output.bytes
@@ -79,6 +93,8 @@ private struct OpenStepOutput {
     let options: OpenStepPlistWriter.Options
     let maxDepth: Int
     var bytes: [UInt8] = []
+    /// Counts what is written, so a shared container cannot expand without end.
+    var meter = LimitMeter(limits: .default)
 
     init(options: OpenStepPlistWriter.Options, maxDepth: Int) {
         self.options = options
@@ -86,9 +102,14 @@ private struct OpenStepOutput {
     }
 
     mutating func write(_ value: PlistValue, indent: Int, path: [String]) throws(PlistError) {
+        if let exceeded = meter.count(value) {
+            throw meter.limits.error(exceeding: exceeded, format: .openStep, keyPath: PlistKeyPath(components: path))
+        }
         switch value {
         case .string(let s):
-            writeString(s)
+            // Format detection looks at the first bytes: a bare root string starting with
+            // `bplist` would be taken for a binary plist, so the root is quoted then.
+            writeString(s, forcingQuotes: path.isEmpty && s.utf8.starts(with: "bplist".utf8))
         case .integer(let i):
             if options.contains(.gnustepTyped) { writeRaw("<*I\(i)>") } else { writeString(i.description) }
         case .real(let r):
@@ -143,7 +164,7 @@ private struct OpenStepOutput {
         if indent >= maxDepth {
             throw PlistError(
                 .depthLimit, format: .openStep, keyPath: PlistKeyPath(components: path),
-                "arrays and dictionaries are nested more than \(maxDepth) levels deep")
+                "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth)")
         }
     }
 
@@ -167,8 +188,8 @@ private struct OpenStepOutput {
     }
 
     /// Writes a string bare when the reader would read it back unchanged, quoted otherwise.
-    private mutating func writeString(_ s: String) {
-        if Self.canStayUnquoted(s) {
+    private mutating func writeString(_ s: String, forcingQuotes: Bool = false) {
+        if !forcingQuotes, Self.canStayUnquoted(s) {
             bytes.append(contentsOf: s.utf8)
             return
         }

@@ -88,35 +88,18 @@ extension PlistDictionary: RandomAccessCollection {
 }
 
 extension PlistDictionary: Equatable {
-    /// Same entries, in any order.
+    /// Same entries, in any order. Nested values compare without recursion (see
+    /// ``PlistValue/==(_:_:)``).
     public static func == (lhs: PlistDictionary, rhs: PlistDictionary) -> Bool {
-        guard lhs.storage.count == rhs.storage.count else { return false }
-        // Same order is the common case: compare in one pass. ContiguousArray's == checks buffer
-        // identity first, so values that share storage (a copy, or a binary plist's shared object)
-        // compare in O(1) rather than walking the subtree.
-        if lhs.storage.keys == rhs.storage.keys {
-            return lhs.storage.values == rhs.storage.values
-        }
-        for (key, value) in lhs.storage {
-            guard let other = rhs.storage[key], other == value else { return false }
-        }
-        return true
+        PlistValueEquality.equal(.dictionary(lhs), .dictionary(rhs))
     }
 }
 
 extension PlistDictionary: Hashable {
     /// Order-independent: each entry is hashed on its own and the results are combined with a
-    /// commutative operation.
+    /// commutative operation, without recursion.
     public func hash(into hasher: inout Hasher) {
-        var combined = 0
-        for (key, value) in storage {
-            var h = Hasher()
-            h.combine(key)
-            h.combine(value)
-            combined = combined &+ h.finalize()
-        }
-        hasher.combine(storage.count)
-        hasher.combine(combined)
+        hasher.combine(PlistValueDigest.digest(.dictionary(self)))
     }
 }
 
@@ -132,6 +115,25 @@ extension PlistDictionary: ExpressibleByDictionaryLiteral {
 public enum PlistKeyOrder {
     /// True when `a` sorts before `b` by UTF-16 code units.
     public static func precedes(_ a: String, _ b: String) -> Bool {
+        // Compared on UTF-8 bytes when both strings are native: UTF-8 byte order is scalar
+        // order, which is UTF-16 order except that a scalar above U+FFFF (a surrogate pair,
+        // 0xD800...) sorts before U+E000...U+FFFF. At the first differing byte the two strings
+        // share every earlier scalar, so that byte is a lead byte in both or a continuation byte
+        // of the same lead; only leads 0xF0... (above U+FFFF) against 0xEE/0xEF (U+E000...)
+        // need the order flipped.
+        let fast: Bool?? = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                let common = min(x.count, y.count)
+                var i = 0
+                while i < common && x[i] == y[i] { i += 1 }
+                guard i < common else { return x.count < y.count }
+                let (p, q) = (x[i], y[i])
+                if p >= 0xF0 && (q == 0xEE || q == 0xEF) { return true }
+                if q >= 0xF0 && (p == 0xEE || p == 0xEF) { return false }
+                return p < q
+            }
+        }
+        if let decided = fast.flatMap({ $0 }) { return decided }
         var ia = a.utf16.makeIterator()
         var ib = b.utf16.makeIterator()
         while true {

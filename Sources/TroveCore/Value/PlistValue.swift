@@ -81,37 +81,19 @@ extension PlistValue: Equatable {
     /// Values are equal when they have the same kind and equal payloads. Dictionaries compare
     /// without regard to key order; reals and dates compare by value (NaN equals NaN, and -0.0
     /// differs from 0.0, so a round trip that loses the sign is caught) but not by width.
+    ///
+    /// The comparison walks nesting with an explicit stack, so any depth is safe, and compares
+    /// each pair of shared containers once: a binary plist's shared objects cost their size, not
+    /// the number of paths to them.
     public static func == (lhs: PlistValue, rhs: PlistValue) -> Bool {
-        switch (lhs, rhs) {
-        case let (.string(a), .string(b)): return a == b
-        case let (.integer(a), .integer(b)): return a == b
-        case let (.real(a), .real(b)): return a == b
-        case let (.bool(a), .bool(b)): return a == b
-        case let (.date(a), .date(b)): return a == b
-        case let (.data(a), .data(b)): return a == b
-        case let (.array(a), .array(b)): return a == b
-        case let (.dictionary(a), .dictionary(b)): return a == b
-        case let (.uid(a), .uid(b)): return a == b
-        case (.null, .null): return true
-        default: return false
-        }
+        PlistValueEquality.equal(lhs, rhs)
     }
 }
 
 extension PlistValue: Hashable {
+    /// Hashes the whole value, consistently with `==`, with an explicit stack and each shared
+    /// container hashed once.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(kind)
-        switch self {
-        case .string(let s): hasher.combine(s)
-        case .integer(let i): hasher.combine(i)
-        case .real(let r): hasher.combine(r)
-        case .bool(let b): hasher.combine(b)
-        case .date(let d): hasher.combine(d)
-        case .data(let d): hasher.combine(d)
-        case .array(let a): hasher.combine(a)
-        case .dictionary(let d): hasher.combine(d)
-        case .uid(let u): hasher.combine(u)
-        case .null: break
-        }
+        hasher.combine(PlistValueDigest.digest(self))
     }
 }
