@@ -29,6 +29,11 @@ let package = Package(
                 "CSystemMemory",
             ]
         ),
+        // One Trove operation on one file in a loop, for profilers; see its main.swift.
+        .executableTarget(
+            name: "TroveProfile",
+            dependencies: [.product(name: "Trove", package: rootPackageIdentity)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -198,7 +198,8 @@ struct BinaryReaderMarkerTests {
         builder.add([0x51, 0x78])
         let file = builder.build()
         let start = ContinuousClock.now
-        let (value, layout) = try readBinary(file)
+        // The default limits refuse what this expands to (LimitsTests); raised, it is shared.
+        let (value, layout) = try readBinary(file, limits: PlistLimits(maxExpandedValues: .max, maxDecodedBytes: .max))
         var node = value
         var depth = 0
         while case .array(let elements) = node {
@@ -242,8 +243,9 @@ struct BinaryReaderMarkerTests {
 
     @Test("a raised depth limit reads and writes deep files without recursion")
     func raisedDepthLimit() throws {
+        // The highest setting: PlistLimits.depthCeiling (see DeepValueTests).
         let limits = PlistLimits(maxDepth: 10_000)
-        let file = binaryNestedArrays(3_000)
+        let file = binaryNestedArrays(PlistLimits.depthCeiling)
         let (value, layout) = try readBinary(file, limits: limits)
         var node = value
         var depth = 0
@@ -251,10 +253,10 @@ struct BinaryReaderMarkerTests {
             node = first
             depth += 1
         }
-        #expect(depth == 3_000)
+        #expect(depth == PlistLimits.depthCeiling)
         #expect(node == "seed")
         #expect(try BinaryPlistWriter(limits: limits).write(value, layout: layout) == file)
-        #expect(binaryReadError(binaryNestedArrays(10_001), limits: limits)?.code == .depthLimit)
+        #expect(binaryReadError(binaryNestedArrays(PlistLimits.depthCeiling + 1), limits: limits)?.code == .depthLimit)
     }
 
     @Test("512 nested levels also read on a thread with a 512 KB stack")

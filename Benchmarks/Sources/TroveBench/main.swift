@@ -15,6 +15,11 @@ let usage = """
       --no-memory          same as --memory none
       --layout             also measure Trove's lossless path (layout notes kept and followed)
       --write-corpus DIR   write every input as NAME.binary.plist / NAME.xml.plist into DIR and exit
+      --lazy [--quick|--full] [--sizes 10,100]
+                           only the lazy lookup benchmark: one key from generated ~10/100 MB binary plists
+      --no-extra           skip the OpenStep, JSON and Codable cases (Trove and Foundation only)
+      --scaling            print Trove's throughput against document size, nesting depth and
+                           dictionary size instead of the comparison, and exit
     """
 
 enum MemoryMode: String {
@@ -29,6 +34,8 @@ struct Options {
     var memory = MemoryMode.inline
     var includesLayout = false
     var corpusOutput: String?
+    var includesExtraCases = true
+    var scaling = false
 
     init(arguments: [String]) {
         var remaining = arguments[...]
@@ -49,6 +56,8 @@ struct Options {
             case "--no-memory": memory = .none
             case "--layout": includesLayout = true
             case "--write-corpus": corpusOutput = value(for: argument)
+            case "--no-extra": includesExtraCases = false
+            case "--scaling": scaling = true
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -93,6 +102,7 @@ func machineDescription() -> String {
 
 // A probe child measures one engine on one operation and exits; see MemoryProbe.
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == LazyLookupBenchmark.flag { exit(LazyLookupBenchmark.run(arguments: arguments.dropFirst())) }
 if arguments.first == MemoryProbe.childFlag {
     guard arguments.count >= 5 else { fail("probe child needs: corpus case operation engine") }
     let status = MemoryProbe.runChild(
@@ -110,6 +120,12 @@ print("TroveBench \(options.plan.name) run, \(ISO8601DateFormatter().string(from
 print("machine: \(machineDescription())")
 print("command: \(CommandLine.arguments.joined(separator: " "))")
 print()
+
+if options.scaling {
+    Scaling.run(quick: options.plan.name == RunPlan.quick.name)
+    print("total time \((ContinuousClock.now - startedAt).components.seconds) s")
+    exit(0)
+}
 
 // The corpus: generated shapes first, then the large fixtures.
 progress("generating inputs")
@@ -192,6 +208,23 @@ if options.memory == .child {
         corpusNotes.append("memory probes skipped: \(error)")
     }
     try? FileManager.default.removeItem(at: corpus)
+}
+
+// OpenStep, JSON and Codable: Trove and Foundation only, inline memory only (not rebuilt in probe children).
+if options.includesExtraCases && options.corpusOutput == nil {
+    var extraCases: [BenchmarkCase] = []
+    for (name, value) in [("text:config-2k", CorpusGenerator().configuration()), ("text:mixed-1m", CorpusGenerator().mixedRecords(count: 850))]
+    where options.selects(name) {
+        do { extraCases.append(try .textFormats(name: name, value: value)) } catch { corpusNotes.append("\(name): \(error)") }
+    }
+    if options.selects("codable-2k") {
+        do { extraCases.append(try .codableRecords(name: "codable-2k", count: 2_000)) } catch { corpusNotes.append("codable-2k: \(error)") }
+    }
+    for extra in extraCases {
+        progress("timing \(extra.name)")
+        let scratch = Dictionary(uniqueKeysWithValues: measuredEngines.map { ($0.name, EngineScratch()) })
+        results += runner.run(extra, scratch: scratch)
+    }
 }
 
 let report = Report(engines: measuredEngines.map(\.name), peers: ["Foundation", "libplist"], showsMemory: options.memory != .none)

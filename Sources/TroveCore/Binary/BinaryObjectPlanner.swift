@@ -37,6 +37,9 @@ struct BinaryObjectPlanner {
 
     let layout: BinaryLayout?
     let maxDepth: Int
+    /// Counts the values that new containers hold, so that a value whose shared containers
+    /// would expand past ``PlistLimits/maxExpandedValues`` stops instead of planning each copy.
+    var meter = LimitMeter(limits: .default)
     private(set) var slots: [Slot] = []
     private(set) var children: [Int] = []
     private var pendingChildren: [Int] = []
@@ -47,7 +50,7 @@ struct BinaryObjectPlanner {
     private var newObjectCount = 0
     /// Exact-value index of scalar slots, built on the first new scalar so that an unchanged
     /// rewrite hashes nothing.
-    private var uniqued: [ScalarKey: Int]?
+    private var uniqued: ScalarUniquingTable?
 
     init(layout: BinaryLayout?, maxDepth: Int) {
         self.layout = layout
@@ -164,9 +167,9 @@ struct BinaryObjectPlanner {
                 if Self.sameValue(slots[holder].value, value) { return holder }
             }
         }
-        if let key = ScalarKey(value) {
+        if let hash = ScalarUniquingTable.hash(value) {
             if uniqued == nil { buildUniquingIndex() }
-            if let existing = uniqued?[key] {
+            if let existing = uniqued?.find(value, hash: hash, in: slots) {
                 switch value {
                 case .bool, .uid:
                     // CoreFoundation does not unique booleans and UIDs: it appends each
@@ -178,7 +181,7 @@ struct BinaryObjectPlanner {
             }
             let slot = slots.count
             slots.append(Slot(order: nextNewOrder(), value: value, content: .scalar))
-            uniqued?[key] = slot
+            uniqued?.insert(slot, hash: hash)
             return slot
         }
         return try add(value, order: nextNewOrder(), note: nil, subtree: subtree, depth: depth, stack: &stack)
@@ -198,6 +201,7 @@ struct BinaryObjectPlanner {
         let slot = slots.count
         if order < notedObjectCount { holderOfObject[order] = slot }
         let mark = pendingChildren.count
+        try countExpansion(of: value)
         switch value {
         case .array(let elements):
             try checkDepth(depth)
@@ -226,7 +230,9 @@ struct BinaryObjectPlanner {
             return nil
         default:
             slots.append(Slot(order: order, value: value, content: .scalar, note: note))
-            if let key = ScalarKey(value), uniqued != nil, uniqued?[key] == nil { uniqued?[key] = slot }
+            if uniqued != nil, let hash = ScalarUniquingTable.hash(value), uniqued?.find(value, hash: hash, in: slots) == nil {
+                uniqued?.insert(slot, hash: hash)
+            }
             return slot
         }
     }
@@ -293,19 +299,34 @@ struct BinaryObjectPlanner {
         pendingChildren.removeSubrange(mark...)
     }
 
+    /// Counts a new container's elements (and the top value itself) against the limits.
+    private mutating func countExpansion(of value: PlistValue) throws(PlistError) {
+        let elements: Int
+        switch value {
+        case .array(let a): elements = a.count
+        case .dictionary(let d): elements = d.count
+        default: return
+        }
+        if let exceeded = meter.countValues(slots.isEmpty ? elements + 1 : elements) {
+            throw meter.limits.error(exceeding: exceeded, format: .binary)
+        }
+    }
+
     private func checkDepth(_ depth: Int) throws(PlistError) {
         guard depth < maxDepth else {
             throw PlistError(
                 .depthLimit, format: .binary,
-                "containers are nested more than \(maxDepth) levels deep; Apple's readers would refuse the file")
+                "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth); Apple's readers would refuse the file")
         }
     }
 
     private mutating func buildUniquingIndex() {
-        var index: [ScalarKey: Int] = [:]
+        var index = ScalarUniquingTable(minimumCapacity: slots.count)
         for (slot, planned) in slots.enumerated() {
-            guard case .scalar = planned.content, let key = ScalarKey(planned.value), index[key] == nil else { continue }
-            index[key] = slot
+            guard case .scalar = planned.content, let hash = ScalarUniquingTable.hash(planned.value),
+                index.find(planned.value, hash: hash, in: slots) == nil
+            else { continue }
+            index.insert(slot, hash: hash)
         }
         uniqued = index
     }

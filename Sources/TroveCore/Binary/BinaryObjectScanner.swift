@@ -23,6 +23,11 @@ struct BinaryObjectScanner {
     private var onPath: [Bool]
     private var depth = 0
     private var valueCount = 0
+    /// The expanded size of every decoded object, so that a reference to a shared object adds
+    /// its whole subtree to the expanded counts without walking it again.
+    private var expandedSizes: [ExpandedSize]
+    /// The object whose value `begin` or `finish` delivered last.
+    private var lastDelivered = 0
 
     private(set) var encodings: [BinaryLayout.EncodingNote] = []
     private(set) var walkObjects: [UInt32] = []
@@ -41,6 +46,7 @@ struct BinaryObjectScanner {
         self.acceptsUTF8Strings = trailer.versionByte != UInt8(ascii: "0")
         decoded = Array(repeating: nil, count: trailer.objectCount)
         onPath = Array(repeating: false, count: trailer.objectCount)
+        expandedSizes = Array(repeating: ExpandedSize(), count: trailer.objectCount)
         if keepsLayout {
             encodings = Array(repeating: BinaryLayout.EncodingNote(marker: 0), count: trailer.objectCount)
             // Every object met makes at least one walk entry; shared ones make more.
@@ -61,6 +67,8 @@ struct BinaryObjectScanner {
         var isDictionary: Bool
         var elements: [PlistValue] = []
         var entries = PlistDictionary()
+        /// The container's expanded size so far: itself and the children accepted.
+        var expanded = ExpandedSize()
     }
 
     /// Decodes the top object.
@@ -72,18 +80,23 @@ struct BinaryObjectScanner {
         var delivered = try begin(trailer.topObject, referencedAt: trailer.offsetTableOffset, stack: &stack)
         while true {
             if let value = delivered {
-                guard !stack.isEmpty else { return value }
+                guard !stack.isEmpty else {
+                    try checkExpansion(expandedSizes[lastDelivered], at: trailer.offsetTableOffset)
+                    return value
+                }
                 try accept(value, into: &stack[stack.count - 1])
             }
             let top = stack.count - 1
-            if stack[top].next < stack[top].count {
-                let frame = stack[top]
-                let slot = frame.isDictionary ? frame.count + frame.next : frame.next
-                let position = frame.refs + slot * trailer.objectRefSize
-                stack[top].next += 1
+            let next = stack[top].next
+            if next < stack[top].count {
+                // Fields are read one by one: copying the whole frame would retain and release
+                // its partly built array or dictionary once per child.
+                let slot = stack[top].isDictionary ? stack[top].count + next : next
+                let position = stack[top].refs + slot * trailer.objectRefSize
+                stack[top].next = next + 1
                 delivered = try begin(try reference(at: position), referencedAt: position, stack: &stack)
             } else {
-                delivered = finish(stack.removeLast())
+                delivered = try finish(stack.removeLast())
             }
         }
     }
@@ -92,6 +105,7 @@ struct BinaryObjectScanner {
     /// pushes a frame for a container and returns nil. `position` is where the reference was
     /// read, for errors.
     private mutating func begin(_ index: Int, referencedAt position: Int, stack: inout [Frame]) throws(PlistError) -> PlistValue? {
+        lastDelivered = index
         if let known = decoded[index] {
             if keepsLayout {
                 walkObjects.append(UInt32(truncatingIfNeeded: index))
@@ -137,6 +151,7 @@ struct BinaryObjectScanner {
         default:
             let value = try decodeScalar(index, at: start)
             decoded[index] = value
+            expandedSizes[index] = ExpandedSize(scalar: value)
             return value
         }
     }
@@ -144,6 +159,7 @@ struct BinaryObjectScanner {
     /// Adds the value of the frame's latest child.
     @inline(__always)
     private func accept(_ value: PlistValue, into frame: inout Frame) throws(PlistError) {
+        frame.expanded.add(expandedSizes[lastDelivered])
         guard frame.isDictionary else {
             frame.elements.append(value)
             return
@@ -152,12 +168,16 @@ struct BinaryObjectScanner {
         guard case .string(let key)? = decoded[try reference(at: keyPosition)] else {
             throw BinaryTrailer.error(.badKey, at: keyPosition, "a dictionary key is not a string")
         }
+        frame.expanded.bytes = frame.expanded.bytes.saturatingAdd(key.utf8.count)
         // A repeated key keeps its first position and its last value, as CoreFoundation does.
         frame.entries.storage[key] = value
     }
 
     /// Completes a container whose children are all decoded.
-    private mutating func finish(_ frame: Frame) -> PlistValue {
+    private mutating func finish(_ frame: Frame) throws(PlistError) -> PlistValue {
+        try checkExpansion(frame.expanded, at: frame.refs)
+        expandedSizes[frame.index] = frame.expanded
+        lastDelivered = frame.index
         if keepsLayout {
             walkExtents[frame.walkIndex] = UInt32(truncatingIfNeeded: walkObjects.count - frame.walkIndex)
             if frame.isDictionary && frame.entries.count < frame.count {
@@ -365,7 +385,7 @@ struct BinaryObjectScanner {
         depth += 1
         guard depth <= limits.maxDepth else {
             throw BinaryTrailer.error(
-                .depthLimit, at: position, "containers are nested more than \(limits.maxDepth) levels deep")
+                .depthLimit, at: position, limits.message(exceeding: .depth))
         }
         onPath[index] = true
     }
@@ -415,13 +435,26 @@ struct BinaryObjectScanner {
         guard case .string(let text)? = try begin(key, referencedAt: position, stack: &noFrames) else {
             throw BinaryTrailer.error(.badKey, at: position, "dictionary key object \(key) is not a string")
         }
-        if keepsLayout && isFirstUse { keyTexts[UInt32(truncatingIfNeeded: key)] = text }
+        // An object first decoded as a value (a string shared with a key) is a key's first use
+        // too; without its text the writer cannot match the entry to its notes.
+        if keepsLayout && (isFirstUse || keyTexts[UInt32(truncatingIfNeeded: key)] == nil) {
+            keyTexts[UInt32(truncatingIfNeeded: key)] = text
+        }
+    }
+
+    /// Throws when a subtree expands past ``PlistLimits/maxExpandedValues`` or
+    /// ``PlistLimits/maxDecodedBytes``; checked as each container completes, so a file of shared
+    /// references fails as soon as the expansion it describes passes a limit.
+    private func checkExpansion(_ size: ExpandedSize, at position: Int) throws(PlistError) {
+        if let exceeded = size.exceeded(limits) {
+            throw BinaryTrailer.error(exceeded.code, at: position, limits.message(exceeding: exceeded))
+        }
     }
 
     private mutating func countValues(_ count: Int, at position: Int) throws(PlistError) {
         valueCount += count
         guard valueCount <= limits.maxValues else {
-            throw BinaryTrailer.error(.sizeLimit, at: position, "more than \(limits.maxValues) values")
+            throw BinaryTrailer.error(.sizeLimit, at: position, limits.message(exceeding: .values))
         }
     }
 

@@ -28,6 +28,7 @@ public struct BinaryPlistWriter: Sendable {
     /// Encodes `value`, following `layout` where it still applies.
     public func write(_ value: PlistValue, layout: BinaryLayout? = nil) throws(PlistError) -> [UInt8] {
         var planner = BinaryObjectPlanner(layout: layout, maxDepth: limits.maxDepth)
+        planner.meter = LimitMeter(limits: limits)
         let top = try planner.planDocument(value)
         var encoder = BinaryObjectEncoder(planner: planner, layout: layout)
         return encoder.encode(top: top)
@@ -200,22 +201,53 @@ struct BinaryObjectEncoder {
     /// may not, so only a file that already had them gets them).
     private mutating func appendString(_ s: String, note: BinaryLayout.EncodingNote?) {
         let notedType = note?.type
+        // Native strings (every decoded one) are contiguous UTF-8: copied and checked in bulk.
+        var s = s
+        s.makeContiguousUTF8()
         if notedType == 0x7 {
             appendMarker(0x7, count: s.utf8.count, note: note)
             out.append(contentsOf: s.utf8)
-        } else if notedType != 0x6 && s.utf8.allSatisfy({ $0 < 0x80 }) {
+        } else if notedType != 0x6 && Self.isASCII(s) {
             appendMarker(0x5, count: s.utf8.count, note: note)
             out.append(contentsOf: s.utf8)
         } else if notedType == 0x5 && note?.holdsLatin1 == true && s.unicodeScalars.allSatisfy({ $0.value < 0x100 }) {
             appendMarker(0x5, count: s.unicodeScalars.count, note: note)
             for scalar in s.unicodeScalars { out.append(UInt8(truncatingIfNeeded: scalar.value)) }
         } else {
-            appendMarker(0x6, count: s.utf16.count, note: notedType == 0x6 ? note : nil)
-            for unit in s.utf16 {
-                out.append(UInt8(truncatingIfNeeded: unit >> 8))
-                out.append(UInt8(truncatingIfNeeded: unit))
+            let units = s.utf16.count
+            appendMarker(0x6, count: units, note: notedType == 0x6 ? note : nil)
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: 2 * units))
+            out.withUnsafeMutableBufferPointer { buffer in
+                // `utf16` yields exactly `units` code units, so every store is inside the
+                // 2 * units bytes just appended.
+                var i = start
+                for unit in s.utf16 {
+                    buffer[i] = UInt8(truncatingIfNeeded: unit >> 8)
+                    buffer[i + 1] = UInt8(truncatingIfNeeded: unit)
+                    i += 2
+                }
             }
         }
+    }
+
+    /// Whether every byte of the (contiguous) UTF-8 of `s` is below 0x80, tested 8 bytes at a time.
+    private static func isASCII(_ s: String) -> Bool {
+        let checked: Bool? = s.utf8.withContiguousStorageIfAvailable { buffer in
+            let raw = UnsafeRawBufferPointer(buffer)
+            var i = 0
+            var bits: UInt64 = 0
+            while i + 8 <= raw.count {
+                bits |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            while i < raw.count {
+                bits |= UInt64(raw[i])
+                i += 1
+            }
+            return bits & 0x8080_8080_8080_8080 == 0
+        }
+        return checked ?? s.utf8.allSatisfy { $0 < 0x80 }
     }
 
     /// A type nibble with its count: inline below 15, else nibble 0xF and an integer object,
@@ -241,11 +273,11 @@ struct BinaryObjectEncoder {
         appendBigEndian(UInt64(count), width: 1 << power)
     }
 
+    /// The low `width` bytes of `value`, most significant first; `width` is at most 8.
+    @inline(__always)
     private mutating func appendBigEndian(_ value: UInt64, width: Int) {
-        var shift = 8 * (width - 1)
-        while shift >= 0 {
-            out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            shift -= 8
+        withUnsafeBytes(of: value.bigEndian) { big in
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: big[(8 - width)...]))
         }
     }
 }

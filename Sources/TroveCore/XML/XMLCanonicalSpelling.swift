@@ -65,16 +65,18 @@ enum XMLCanonicalSpelling {
 
     static func appendInteger(_ n: PlistInteger, to out: inout [UInt8]) {
         if n.isNegative { out.append(UInt8(ascii: "-")) }
-        var digits: (UInt64, [UInt8]) = (n.magnitude, [])
-        if digits.0 == 0 {
-            out.append(UInt8(ascii: "0"))
-            return
+        // Digits are produced backwards into 24 bytes on the stack; UInt64.max has 20.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var rest = n.magnitude
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
-        while digits.0 > 0 {
-            digits.1.append(UInt8(ascii: "0") + UInt8(digits.0 % 10))
-            digits.0 /= 10
-        }
-        out.append(contentsOf: digits.1.reversed())
     }
 
     /// `nan`, `+infinity`, `-infinity`, `0.0` for either zero, otherwise C's `%.17g`.
@@ -129,33 +131,53 @@ enum XMLCanonicalSpelling {
     static func appendDataContent(_ data: Data, depth: Int, to out: inout [UInt8]) {
         out.append(0x0A)
         let indent = min(depth, 8)
+        // 76 - 8k is a multiple of 4, so every full line holds exactly lineLength / 4 groups.
         let lineLength = 76 - 8 * indent
-        var line: [UInt8] = []
-        line.reserveCapacity(lineLength)
-        func flush() {
-            appendTabs(indent, to: &out)
-            out.append(contentsOf: line)
-            out.append(0x0A)
-            line.removeAll(keepingCapacity: true)
-        }
         let alphabet = base64Alphabet  // one load of the global, not one per group
         data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            var i = 0
             let n = bytes.count
-            while i < n {
-                let b0 = UInt32(bytes[i])
-                let b1 = i + 1 < n ? UInt32(bytes[i + 1]) : 0
-                let b2 = i + 2 < n ? UInt32(bytes[i + 2]) : 0
-                let group = b0 << 16 | b1 << 8 | b2
-                line.append(alphabet[Int(group >> 18 & 0x3F)])
-                line.append(alphabet[Int(group >> 12 & 0x3F)])
-                line.append(i + 1 < n ? alphabet[Int(group >> 6 & 0x3F)] : UInt8(ascii: "="))
-                line.append(i + 2 < n ? alphabet[Int(group & 0x3F)] : UInt8(ascii: "="))
-                if line.count >= lineLength { flush() }
-                i += 3
+            guard n > 0 else { return }
+            let encodedCount = (n / 3 + (n % 3 == 0 ? 0 : 1)) * 4
+            let lineCount = (encodedCount + lineLength - 1) / lineLength
+            let total = encodedCount + lineCount * (indent + 1)
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: total))
+            alphabet.withUnsafeBufferPointer { table in
+                out.withUnsafeMutableBufferPointer { o in
+                    // Invariant: exactly `total` bytes are written from `start`: each line is
+                    // `indent` tabs, up to lineLength characters and a newline, and the groups
+                    // cover the encodedCount characters.
+                    var w = start
+                    var i = 0
+                    var column = lineLength
+                    while i < n {
+                        if column == lineLength {
+                            for _ in 0..<indent {
+                                o[w] = 0x09
+                                w += 1
+                            }
+                            column = 0
+                        }
+                        let b0 = UInt32(bytes[i])
+                        let b1 = i + 1 < n ? UInt32(bytes[i + 1]) : 0
+                        let b2 = i + 2 < n ? UInt32(bytes[i + 2]) : 0
+                        let group = b0 << 16 | b1 << 8 | b2
+                        o[w] = table[Int(group >> 18 & 0x3F)]
+                        o[w + 1] = table[Int(group >> 12 & 0x3F)]
+                        o[w + 2] = i + 1 < n ? table[Int(group >> 6 & 0x3F)] : UInt8(ascii: "=")
+                        o[w + 3] = i + 2 < n ? table[Int(group & 0x3F)] : UInt8(ascii: "=")
+                        w += 4
+                        column += 4
+                        i += 3
+                        if column == lineLength || i >= n {
+                            o[w] = 0x0A
+                            w += 1
+                            if i < n { column = lineLength }
+                        }
+                    }
+                }
             }
         }
-        if !line.isEmpty { flush() }
         appendTabs(depth, to: &out)
     }
 

@@ -25,7 +25,7 @@ struct XMLMarkupPrescan {
         guard let base = b.baseAddress else { return }
         var i = 0
         let n = b.count
-        let hasControls = b.contains { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A) || $0 == 0xEF }
+        let hasControls = Self.containsControlOrEF(b)
         var insideRoot = false
         while i < n {
             let textStart = i
@@ -104,6 +104,36 @@ struct XMLMarkupPrescan {
     }
 
     // MARK: Scanning helpers
+
+    /// Whether `b` holds a C0 control other than tab and newline, or the byte 0xEF (which starts
+    /// U+FFFE and U+FFFF): eight bytes per step, since this looks at every byte of every document.
+    static func containsControlOrEF(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = b.baseAddress else { return false }
+        let raw = UnsafeRawPointer(base)
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let high: UInt64 = 0x8080_8080_8080_8080
+        /// The high bit of each byte of `w` that is zero. Exact per byte: `(x & 0x7F) + 0x7F`
+        /// never carries into the next byte.
+        func zeroBytes(_ w: UInt64) -> UInt64 { ~(((w & low7) &+ low7) | w) & high }
+        var i = 0
+        // Invariant: i + 8 <= b.count inside the loop, so every load is within the buffer.
+        while i + 8 <= b.count {
+            let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            // Bytes below 0x20: high bit clear and (x & 0x7F) + 0x60 below 0x80 (no carry-out).
+            let below20 = ~(((w & low7) &+ 0x6060_6060_6060_6060) | w) & high
+            let tab = zeroBytes(w ^ 0x0909_0909_0909_0909)
+            let newline = zeroBytes(w ^ 0x0A0A_0A0A_0A0A_0A0A)
+            let ef = zeroBytes(w ^ 0xEFEF_EFEF_EFEF_EFEF)
+            if (below20 & ~tab & ~newline) | ef != 0 { return true }
+            i += 8
+        }
+        while i < b.count {
+            let c = b[i]
+            if (c < 0x20 && c != 0x09 && c != 0x0A) || c == 0xEF { return true }
+            i += 1
+        }
+        return false
+    }
 
     static func endsName(_ c: UInt8) -> Bool {
         c == UInt8(ascii: ">") || c == UInt8(ascii: "/") || XMLScalarSyntax.isASCIISpace(c)

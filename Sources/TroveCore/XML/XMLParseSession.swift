@@ -64,7 +64,8 @@ struct XMLParseSession {
     var text: [UInt8] = []
     var result: PlistValue?
     var containerDepth = 0
-    var valueCount = 0
+    /// Counts values and the bytes of strings, data and keys against the limits.
+    var meter: LimitMeter
     /// Set when the document holds something the layout notes cannot describe one-to-one
     /// (a `<plist>` nested inside a container).
     var layoutIsUnreliable = false
@@ -73,6 +74,7 @@ struct XMLParseSession {
 
     init(limits: PlistLimits) {
         self.limits = limits
+        meter = LimitMeter(limits: limits)
         text.reserveCapacity(256)
     }
 
@@ -162,7 +164,7 @@ struct XMLParseSession {
         if kind.isContainer {
             containerDepth += 1
             if containerDepth > limits.maxDepth {
-                fail(.depthLimit, "arrays and dictionaries are nested more than \(limits.maxDepth) levels deep")
+                fail(.depthLimit, limits.message(exceeding: .depth))
                 return
             }
         }
@@ -234,9 +236,8 @@ struct XMLParseSession {
     }
 
     private mutating func deliver(_ value: PlistValue) {
-        valueCount += 1
-        if valueCount > limits.maxValues {
-            fail(.sizeLimit, "the document holds more than \(limits.maxValues) values")
+        if let exceeded = meter.countValue() ?? countBytes(of: value) {
+            fail(exceeded.code, limits.message(exceeding: exceeded))
             return
         }
         guard !frames.isEmpty else {
@@ -260,10 +261,27 @@ struct XMLParseSession {
         }
     }
 
+    /// Counts a string's or data's payload, and the key a dictionary will store the value under.
+    private mutating func countBytes(of value: PlistValue) -> PlistLimit? {
+        var bytes = frames.last?.pendingKey?.utf8.count ?? 0
+        switch value {
+        case .string(let s): bytes += s.utf8.count
+        case .data(let d): bytes += d.count
+        default: break
+        }
+        return bytes == 0 ? nil : meter.countBytes(bytes)
+    }
+
     mutating func characters(_ p: UnsafePointer<UInt8>, _ count: Int) {
         guard failure == nil, count > 0 else { return }
         if let context, context.pointee.wellFormed == 0 { context.pointee.wellFormed = 1 }
         if !frames.isEmpty, frames[frames.count - 1].kind.isScalar {
+            // Checked per chunk libxml2 delivers, so no element's text outgrows the byte limit
+            // before its value is counted.
+            guard text.count.saturatingAdd(count) <= limits.maxDecodedBytes else {
+                fail(.byteLimit, limits.message(exceeding: .decodedBytes))
+                return
+            }
             text.append(contentsOf: UnsafeBufferPointer(start: p, count: count))
             return
         }

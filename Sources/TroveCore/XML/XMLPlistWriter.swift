@@ -9,12 +9,24 @@
 /// is unchanged is spelled as it was, so an unedited document comes back byte for byte and an
 /// edited one differs only where it was edited.
 public struct XMLPlistWriter: Sendable {
-    /// The deepest nesting written; deeper values could not be read back.
-    public var maxDepth: Int
+    /// Bounds on what is written: ``PlistLimits/maxDepth`` (deeper values could not be read
+    /// back), and ``PlistLimits/maxExpandedValues`` and ``PlistLimits/maxDecodedBytes``, which
+    /// stop a value whose shared containers would expand without end.
+    public var limits: PlistLimits
+    /// The deepest nesting written: `limits.maxDepth`, at most ``PlistLimits/depthCeiling``.
+    public var maxDepth: Int {
+        get { limits.maxDepth }
+        set { limits.maxDepth = newValue }
+    }
 
     /// A writer that refuses values nested deeper than `maxDepth` (CF's macOS limit by default).
     public init(maxDepth: Int = PlistLimits.default.maxDepth) {
-        self.maxDepth = maxDepth
+        self.limits = PlistLimits(maxDepth: maxDepth)
+    }
+
+    /// A writer with the given limits.
+    public init(limits: PlistLimits) {
+        self.limits = limits
     }
 
     /// The document for `value`, following `layout` when given.
@@ -23,6 +35,7 @@ public struct XMLPlistWriter: Sendable {
     ///   cannot hold a character of the value.
     public func write(_ value: PlistValue, layout: XMLLayout? = nil) throws(PlistError) -> [UInt8] {
         var emitter = XMLEmitter(layout: layout, maxDepth: maxDepth)
+        emitter.meter = LimitMeter(limits: limits)
         try emitter.writeDocument(value)
         guard let layout, layout.encoding != .standard else { return emitter.out }
         return try XMLTranscoder.encode(emitter.out, as: layout.encoding)
@@ -34,8 +47,26 @@ struct XMLEmitter {
     var out: [UInt8] = []
     let layout: XMLLayout?
     let maxDepth: Int
+    /// Counts what is written, so a shared container cannot expand without end.
+    var meter = LimitMeter(limits: .default)
     private var scratch: [UInt8] = []
-    private var keyPath: [String] = []
+    /// Where the node being written sits, for errors. Array positions stay integers until an
+    /// error needs them: formatting one string per element would cost more than the element.
+    private var keyPathSteps: [KeyPathStep] = []
+
+    private enum KeyPathStep {
+        case index(Int)
+        case key(String)
+    }
+
+    private var keyPath: [String] {
+        keyPathSteps.map { step in
+            switch step {
+            case .index(let i): return String(i)
+            case .key(let key): return key
+            }
+        }
+    }
 
     init(layout: XMLLayout?, maxDepth: Int) {
         self.layout = layout
@@ -74,6 +105,9 @@ struct XMLEmitter {
     }
 
     private mutating func writeNode(_ value: PlistValue, depth: Int, old: Int?, isRoot: Bool = false) throws(PlistError) {
+        if let exceeded = meter.count(value) {
+            throw meter.limits.error(exceeding: exceeded, format: .xml, keyPath: PlistKeyPath(components: keyPath))
+        }
         let note = note(old)
         if !isRoot { appendLeading(note, depth: depth) }
         if let raw = note?.rawElement, let spelled = note?.spelledValue, Self.sameSpelling(spelled, value) {
@@ -90,16 +124,20 @@ struct XMLEmitter {
                 name: "array", isDictionary: false, count: elements.count, depth: depth, old: old, note: note
             ) { (emitter: inout XMLEmitter, childDepth: Int, oldChild: (Int) -> Int?) throws(PlistError) in
                 for (k, element) in elements.enumerated() {
-                    emitter.keyPath.append(String(k))
+                    emitter.keyPathSteps.append(.index(k))
                     try emitter.writeNode(element, depth: childDepth, old: oldChild(k))
-                    emitter.keyPath.removeLast()
+                    emitter.keyPathSteps.removeLast()
                 }
             }
         case .dictionary(let d):
-            let entries = layout == nil ? d.sortedByKey() : d
+            // CF sorts keys; a permutation of positions does that without copying and
+            // rehashing the dictionary.
+            let order: [Int]? = layout == nil ? Self.sortedPositions(d) : nil
+            let keys = d.storage.keys
+            let values = d.storage.values
             let repeats = note?.repeatedEntries ?? []
             try writeContainer(
-                name: "dict", isDictionary: true, count: entries.count, depth: depth, old: old, note: note
+                name: "dict", isDictionary: true, count: d.count, depth: depth, old: old, note: note
             ) { (emitter: inout XMLEmitter, childDepth: Int, oldChild: (Int) -> Int?) throws(PlistError) in
                 func writeRepeats(at position: Int, into emitter: inout XMLEmitter) {
                     for r in repeats where r.position == position {
@@ -108,15 +146,17 @@ struct XMLEmitter {
                         }
                     }
                 }
-                for (k, entry) in entries.enumerated() {
+                for k in 0..<keys.count {
                     if !repeats.isEmpty { writeRepeats(at: k, into: &emitter) }
+                    let position = order?[k] ?? k
+                    let key = keys[position]
                     let keyOld = oldChild(k)
-                    emitter.writeKey(entry.key, depth: childDepth, old: keyOld)
-                    emitter.keyPath.append(entry.key)
-                    try emitter.writeNode(entry.value, depth: childDepth, old: keyOld.map { $0 + 1 })
-                    emitter.keyPath.removeLast()
+                    emitter.writeKey(key, depth: childDepth, old: keyOld)
+                    emitter.keyPathSteps.append(.key(key))
+                    try emitter.writeNode(values[position], depth: childDepth, old: keyOld.map { $0 + 1 })
+                    emitter.keyPathSteps.removeLast()
                 }
-                if !repeats.isEmpty { writeRepeats(at: entries.count, into: &emitter) }
+                if !repeats.isEmpty { writeRepeats(at: keys.count, into: &emitter) }
             }
         default:
             writeScalar(value, depth: depth, note: note)
@@ -185,7 +225,7 @@ struct XMLEmitter {
         guard depth < maxDepth else {
             throw PlistError(
                 .depthLimit, format: .xml, keyPath: PlistKeyPath(components: keyPath),
-                "arrays and dictionaries are nested more than \(maxDepth) levels deep")
+                "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth)")
         }
         let shape: XMLContainerShape? = old.flatMap { layout?.containers[$0] }.flatMap {
             $0.isDictionary == isDictionary ? $0 : nil
@@ -242,6 +282,12 @@ struct XMLEmitter {
             XMLCanonicalSpelling.append(name, to: &out)
             out.append(UInt8(ascii: ">"))
         }
+    }
+
+    /// The positions of `d`'s entries in CF's key order (``PlistKeyOrder``).
+    static func sortedPositions(_ d: PlistDictionary) -> [Int] {
+        let keys = d.storage.keys
+        return keys.indices.sorted { PlistKeyOrder.precedes(keys[$0], keys[$1]) }
     }
 
     // MARK: Note checks

@@ -1,0 +1,89 @@
+import Foundation
+import Trove
+
+/// `--scaling`: how Trove's time grows with document size, nesting depth and dictionary size.
+///
+/// Each point is generated, written in both formats, and timed for the four document operations
+/// (median of a few runs; one run for the largest). Throughput that stays flat along a row means
+/// linear cost; a falling figure points at a super-linear step.
+enum Scaling {
+    struct Point {
+        let label: String
+        let value: PlistValue
+    }
+
+    static func run(quick: Bool) {
+        let generator = CorpusGenerator()
+        // mixedRecords(count: 850) is ~1 MB of XML.
+        let sizes = quick ? [1, 10] : [1, 10, 100]
+        section("document size (mixed records)", points: sizes.map { megabytes in
+            Point(label: "\(megabytes) MB XML", value: generator.mixedRecords(count: 850 * megabytes))
+        })
+        let depths = [10, 100, 400]
+        section("nesting depth (alternating dictionaries and arrays)", points: depths.map { depth in
+            Point(label: "depth \(depth)", value: generator.deepNesting(depth: depth))
+        })
+        let widths = quick ? [1_000, 10_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000]
+        section("dictionary size (one dictionary)", points: widths.map { count in
+            Point(label: "\(count) keys", value: generator.wideDictionary(count: count))
+        })
+    }
+
+    private static func section(_ title: String, points: [Point]) {
+        print("== scaling: \(title) ==")
+        let header = ["point", "binary size", "binary decode", "binary encode", "XML size", "XML decode", "XML encode"]
+        var rows: [[String]] = []
+        for point in points {
+            progress("scaling \(point.label)")
+            do {
+                let binary = try Plist.write(point.value, as: .binary)
+                let xml = try Plist.write(point.value, as: .xml)
+                let plain = PlistReadOptions(keepsLayout: false)
+                rows.append([
+                    point.label,
+                    "\(binary.count)",
+                    rate(binary.count) { _ = try Plist.read(binary, options: plain) },
+                    rate(binary.count) { _ = try Plist.write(point.value, as: .binary) },
+                    "\(xml.count)",
+                    rate(xml.count) { _ = try Plist.read(xml, options: plain) },
+                    rate(xml.count) { _ = try Plist.write(point.value, as: .xml) },
+                ])
+            } catch {
+                rows.append([point.label, "failed: \(error)"])
+            }
+        }
+        let widths = header.indices.map { column in
+            ([header] + rows).map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                let pad = String(repeating: " ", count: max(0, widths[index] - cell.count))
+                return index == 0 ? cell + pad : pad + cell
+            }.joined(separator: "  ")
+        }
+        print(line(header))
+        for row in rows { print(line(row)) }
+        print("(sizes in bytes; operations in MB/s of the document in that format, median of up to 5 runs)")
+        print()
+    }
+
+    /// MB/s of `bytes` for `body`: median of up to five runs, fewer when one run takes over a second.
+    private static func rate(_ bytes: Int, _ body: () throws -> Void) -> String {
+        let clock = ContinuousClock()
+        var samples: [Duration] = []
+        do {
+            try body()  // warm-up
+            while samples.count < 5 {
+                let start = clock.now
+                try body()
+                samples.append(clock.now - start)
+                if let last = samples.last, last > .seconds(1) { break }
+            }
+        } catch {
+            return "failed"
+        }
+        let median = samples.sorted()[samples.count / 2]
+        let seconds = Double(median.components.seconds) + Double(median.components.attoseconds) * 1e-18
+        return seconds > 0 ? String(format: "%.1f", Double(bytes) / 1e6 / seconds) : "-"
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Trove
+
+// TroveProfile: runs one Trove operation on one file in a loop, with nothing else in the process,
+// so that a profiler (`valgrind --tool=callgrind`, `perf record`) sees only that operation.
+//
+//   TroveProfile OPERATION FILE [REPEATS]
+//
+// OPERATION is `decode` (layout notes off, as the benchmark's trove column), `decode-layout`,
+// `encode-binary`, `encode-xml`, `encode-openstep`, `encode-json` (each writes the value decoded
+// from FILE without layout notes) or `roundtrip-layout` (writes FILE back following its notes).
+// The input is decoded once before the loop for the encoders, so their profile holds only writing.
+
+let arguments = CommandLine.arguments.dropFirst()
+guard arguments.count >= 2, let data = FileManager.default.contents(atPath: arguments[arguments.startIndex + 1]) else {
+    FileHandle.standardError.write(Data("usage: TroveProfile OPERATION FILE [REPEATS]\n".utf8))
+    exit(2)
+}
+let operation = arguments[arguments.startIndex]
+let repeats = arguments.count >= 3 ? Int(arguments[arguments.startIndex + 2]) ?? 1 : 1
+
+do {
+    let plain = PlistReadOptions(keepsLayout: false)
+    var produced = 0
+    let started = ContinuousClock.now
+    switch operation {
+    case "decode":
+        for _ in 0..<repeats { produced &+= try Plist.read(data, options: plain).value.isContainer ? 1 : 0 }
+    case "decode-layout":
+        for _ in 0..<repeats { produced &+= try Plist.read(data).layout == nil ? 0 : 1 }
+    case "encode-binary", "encode-xml", "encode-openstep", "encode-json":
+        let format: PlistFormat = switch operation {
+        case "encode-binary": .binary
+        case "encode-xml": .xml
+        case "encode-openstep": .openStep
+        default: .json
+        }
+        let value = try Plist.read(data, options: plain).value
+        for _ in 0..<repeats { produced &+= try Plist.write(value, as: format).count }
+    case "roundtrip-layout":
+        let document = try Plist.read(data)
+        for _ in 0..<repeats { produced &+= try Plist.write(document).count }
+    default:
+        FileHandle.standardError.write(Data("TroveProfile: unknown operation \(operation)\n".utf8))
+        exit(2)
+    }
+    let elapsed = ContinuousClock.now - started
+    print("\(operation) x\(repeats): \(elapsed / repeats) per run (checksum \(produced))")
+} catch {
+    FileHandle.standardError.write(Data("TroveProfile: \(error)\n".utf8))
+    exit(1)
+}

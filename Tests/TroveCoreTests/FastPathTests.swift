@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import TroveCore
+
+/// The shortcuts taken for speed must decide exactly as the plain definitions they replace.
+@Suite("Fast paths")
+struct FastPathTests {
+    /// The definition ``PlistKeyOrder/precedes(_:_:)`` must keep: lexicographic UTF-16 order.
+    private static func utf16Precedes(_ a: String, _ b: String) -> Bool {
+        a.utf16.lexicographicallyPrecedes(b.utf16)
+    }
+
+    @Test("key order on UTF-8 bytes equals UTF-16 code-unit order, surrogates included")
+    func keyOrderMatchesUTF16() {
+        // U+E000...U+FFFF against supplementary scalars is where UTF-8 and UTF-16 order differ.
+        let keys = [
+            "", "a", "ab", "b", "A", "Z", "_", "~", "\u{7F}", "é", "e\u{301}", "ÿ", "Ā", "中", "中文",
+            "\u{E000}", "\u{FFFD}", "\u{FFFF}", "😀", "😀a", "𝄞", "a😀", "a\u{E000}", "a\u{FFFD}", "\u{10FFFF}",
+        ]
+        for a in keys {
+            for b in keys {
+                #expect(PlistKeyOrder.precedes(a, b) == Self.utf16Precedes(a, b), "\(a.debugDescription) vs \(b.debugDescription)")
+            }
+        }
+        #expect(PlistKeyOrder.precedes("😀", "\u{E000}"))
+        #expect(!PlistKeyOrder.precedes("\u{FFFD}", "𝄞"))
+    }
+
+    @Test("control-character prescan agrees with a byte-by-byte scan at every position")
+    func controlScanMatchesNaive() {
+        let interesting: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x41, 0x7F, 0x80, 0xBF, 0xEE, 0xEF, 0xF0]
+        for length in [0, 1, 15, 16, 17, 40] {
+            for position in stride(from: 0, to: max(length, 1), by: 7) {
+                for byte in interesting {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+                    if position < length { bytes[position] = byte }
+                    let naive = bytes.contains { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A) || $0 == 0xEF }
+                    let fast = bytes.withUnsafeBufferPointer { XMLMarkupPrescan.containsControlOrEF($0) }
+                    #expect(fast == naive, "length \(length), byte \(byte) at \(position)")
+                }
+            }
+        }
+    }
+
+    @Test("binary uniquing keeps exactly-different scalars apart and merges identical ones")
+    func uniquingIdentity() throws {
+        let composed = PlistValue.string("é")
+        let decomposed = PlistValue.string("e\u{301}")
+        let value: PlistValue = .array([
+            composed, decomposed, composed,
+            .real(PlistReal(0.0)), .real(PlistReal(-0.0)), .real(PlistReal(Float(1.5))), .real(PlistReal(1.5)),
+            .integer(1), .real(PlistReal(1.0)), .integer(1),
+            .data(Data([1, 2])), .data(Data([1, 2])), .string(""), .data(Data()),
+        ])
+        let bytes = try BinaryPlistWriter().write(value)
+        let objectCount = bytes.withUnsafeBytes { Int($0.loadBigEndianUInt64(at: $0.count - 24)) }
+        // One array and 11 distinct scalars: é, e+U+0301, 0.0, -0.0, 1.5f, 1.5, 1, 1.0,
+        // <01 02>, "" and empty data.
+        #expect(objectCount == 12)
+        let back = try bytes.withUnsafeBytes { try BinaryPlistReader().read($0, keepingLayout: false).value }
+        #expect(back == value)
+        #expect(ScalarUniquingTable.identical(composed, composed))
+        #expect(!ScalarUniquingTable.identical(composed, decomposed))
+        #expect(ScalarUniquingTable.hash(.array([])) == nil)
+    }
+
+    @Test("the uniquing table grows without losing entries")
+    func uniquingTableGrowth() throws {
+        let strings = (0..<5_000).map { PlistValue.string("key \($0 % 1_000)") }
+        let bytes = try BinaryPlistWriter().write(.array(strings))
+        let objectCount = bytes.withUnsafeBytes { Int($0.loadBigEndianUInt64(at: $0.count - 24)) }
+        #expect(objectCount == 1_001)
+    }
+}
