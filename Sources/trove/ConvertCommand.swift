@@ -49,11 +49,49 @@ enum ConversionFormat: String, CaseIterable, ExpressibleByArgument {
     static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }
 
-/// `trove convert`: plutil's `-convert`.
-struct ConvertCommand: ParsableCommand {
+/// What `convert` writes: a property-list format, or a source-code literal.
+enum ConvertTarget: Sendable, Equatable, ExpressibleByArgument {
+    case plist(ConversionFormat)
+    case source(PlistSourceLanguage)
+
+    /// Accepts the property-list formats' names and plutil's `swift` and `objc`.
+    init?(argument: String) {
+        if let format = ConversionFormat(argument: argument) {
+            self = .plist(format)
+        } else if let language = PlistSourceLanguage(rawValue: argument.lowercased()) {
+            self = .source(language)
+        } else {
+            return nil
+        }
+    }
+
+    /// The format named by a leading positional word, spelled exactly as plutil spells it.
+    init?(plutilWord word: String) {
+        if let format = ConversionFormat(rawValue: word) {
+            self = .plist(format)
+        } else if let language = PlistSourceLanguage(rawValue: word) {
+            self = .source(language)
+        } else {
+            return nil
+        }
+    }
+
+    /// The language when writing source code.
+    var sourceLanguage: PlistSourceLanguage? {
+        if case .source(let language) = self { return language }
+        return nil
+    }
+
+    static var allValueStrings: [String] {
+        ConversionFormat.allValueStrings + PlistSourceLanguage.allCases.map(\.rawValue)
+    }
+}
+
+/// `trove convert`: plutil's `-convert`, for files and for whole directories.
+struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Rewrite property lists in XML, binary, JSON or OpenStep format.",
+        abstract: "Rewrite property lists in XML, binary, JSON or OpenStep format, or as Swift or Objective-C source.",
         discussion: """
             Each FILE is rewritten in place unless -o or -e says otherwise; every file is written \
             atomically (a reader sees the old file or the new one, never a mix), and on any error \
@@ -68,6 +106,24 @@ struct ConvertCommand: ParsableCommand {
             Dates, data and a top-level scalar have no JSON form and fail as they do in plutil. \
             openstep writes the old-style text format in Xcode's layout (plutil cannot write it).
 
+            swift and objc write the value as a source-code constant, byte for byte as \
+            'plutil -convert swift|objc' (the constant is named after the input file). The result \
+            goes next to the input as NAME.swift or NAME.m, never over it; --header (plutil's \
+            -header) also writes the Objective-C header NAME.h. Objective-C has no literal for \
+            dates and data, and neither language for keyed-archive UIDs: such files fail.
+
+            A DIRECTORY converts the files in it (with --recursive, in its subdirectories too) in \
+            parallel on all cores. Only names ending in .plist are taken from a directory unless \
+            --match says otherwise; files named on the command line are always converted. Hidden \
+            files and directories (names starting with '.') are skipped, and symbolic links to \
+            directories are not followed. With -o DIR the results are written into DIR as a \
+            mirrored tree (DIR is created as needed) and the inputs are left alone; otherwise \
+            each result replaces its input or, with -e or for swift/objc, goes next to it. A \
+            terminal shows a progress bar on standard error; otherwise failures are printed one \
+            per line (and each converted file with -v). A summary line ends the run: \
+            'N files converted, M failed; X read, Y written in T s'. A failed file is left \
+            untouched, the others are still converted, and the exit status is 1.
+
             The format can be given plutil-style as the first argument ('trove convert xml1 F') \
             when -f is not used; a file literally named like a format (xml1, json, ...) then needs -f.
 
@@ -77,17 +133,26 @@ struct ConvertCommand: ParsableCommand {
               trove convert -f xml1 -e xml a.plist b.plist    (writes a.xml and b.xml)
               trove convert xml1 - < in.plist                 (stdin to stdout)
               trove convert json -r -o - Settings.plist       (indented JSON to standard output)
+              trove convert swift Settings.plist              (writes Settings.swift)
+              trove convert objc --header Settings.plist      (Settings.m and .h)
+              trove convert -f binary1 --recursive Resources  (all .plist files)
+              trove convert -f xml1 -R --match plist,strings -o out Resources
+                                                              (XML copies in out/)
             """
     )
 
     @Option(
         name: [.short, .long],
-        help: ArgumentHelp("The format to write: xml1, binary1, json or openstep (also accepted: xml, binary).", valueName: "format"))
-    var format: ConversionFormat?
+        help: ArgumentHelp(
+            "The format to write: xml1, binary1, json or openstep (also accepted: xml, binary), or swift or objc source.",
+            valueName: "format"))
+    var format: ConvertTarget?
 
     @Option(
         name: [.customShort("o"), .customLong("output")],
-        help: ArgumentHelp("Write the result to PATH instead of rewriting the input; '-' means standard output.", valueName: "path"))
+        help: ArgumentHelp(
+            "Write the result to PATH instead of rewriting the input; '-' means standard output. For a directory input, the directory to write the converted tree into.",
+            valueName: "path"))
     var outputPath: String?
 
     @Option(
@@ -98,41 +163,146 @@ struct ConvertCommand: ParsableCommand {
     @Flag(name: [.customShort("r"), .customLong("readable")], help: "Write JSON indented, with sorted keys, as plutil -r does.")
     var readable = false
 
-    @Flag(name: [.short, .long], help: "Print nothing on success (convert is quiet on success anyway; accepted for plutil compatibility).")
+    @Flag(
+        name: [.customLong("header"), .customLong("header", withSingleDash: true)],
+        help: "With objc, also write the header (NAME.h) that declares the constant, as plutil -header does.")
+    var header = false
+
+    @Flag(
+        name: [.customShort("R"), .customLong("recursive")],
+        help: "Convert the files in the subdirectories of a DIRECTORY argument too.")
+    var recursive = false
+
+    @Option(
+        name: .customLong("match"),
+        parsing: .singleValue,
+        help: ArgumentHelp(
+            "Which files to take from a DIRECTORY: a comma-separated list of name extensions, matched without regard to case ('plist,strings,json'), or '*' for every file. Default: plist. May be repeated.",
+            valueName: "ext,..."))
+    var match: [String] = []
+
+    @Flag(name: [.short, .long], help: "With a DIRECTORY, print a line for each converted file.")
+    var verbose = false
+
+    @Flag(name: [.short, .long], help: "Print nothing on success: no progress bar or summary for a DIRECTORY (convert is otherwise quiet on success; accepted for plutil compatibility).")
     var silent = false
 
-    @Argument(help: ArgumentHelp("[format] file...: the files to convert, optionally preceded by the format as plutil spells it.", valueName: "file"))
+    @Argument(help: ArgumentHelp("[format] file...: the files and directories to convert, optionally preceded by the format as plutil spells it.", valueName: "file"))
     var arguments: [String] = []
 
-    /// The format and files after the optional leading format word has been taken off.
-    private var resolved: (format: ConversionFormat, files: [String])? {
+    /// The format and inputs after the optional leading format word has been taken off.
+    private var resolved: (target: ConvertTarget, inputs: [String])? {
         if let format { return (format, arguments) }
-        guard let first = arguments.first, let format = ConversionFormat(rawValue: first) else { return nil }
-        return (format, Array(arguments.dropFirst()))
+        guard let first = arguments.first, let target = ConvertTarget(plutilWord: first) else { return nil }
+        return (target, Array(arguments.dropFirst()))
+    }
+
+    /// The extensions `--match` names, lower-cased without dots; `["*"]` for every file.
+    private var matchedExtensions: [String] {
+        let listed = match.flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 }
+            .filter { !$0.isEmpty }
+        return listed.isEmpty ? ["plist"] : listed
     }
 
     func validate() throws {
         guard let resolved else {
-            if let first = arguments.first, ["swift", "objc"].contains(first) {
-                throw ValidationError("Converting to \(first) is not supported; use xml1, binary1, json or openstep.")
-            }
-            throw ValidationError("Say which format to write: --format xml1, binary1, json or openstep.")
+            throw ValidationError("Say which format to write: --format xml1, binary1, json, openstep, swift or objc.")
         }
-        if resolved.files.isEmpty { throw ValidationError("Name at least one file to convert.") }
-        if let outputPath, outputPath != FileReader.standardInputPath, resolved.files.count > 1 {
-            throw ValidationError("-o \(outputPath) names one output file, but \(resolved.files.count) inputs were given; use -o - or -e.")
+        if resolved.inputs.isEmpty { throw ValidationError("Name at least one file to convert.") }
+        if let outputPath, outputPath != FileReader.standardInputPath, resolved.inputs.count > 1 {
+            throw ValidationError("-o \(outputPath) names one output, but \(resolved.inputs.count) inputs were given; use -o - or -e.")
         }
         if let newExtension, newExtension.isEmpty || newExtension.contains("/") {
             throw ValidationError("-e takes a file extension such as 'xml', not '\(newExtension)'.")
         }
+        if header, resolved.target != .source(.objc) {
+            throw ValidationError("--header is only valid for objc literal conversions.")
+        }
+        if match.flatMap({ $0.split(separator: ",") }).contains(where: { $0.contains("/") }) {
+            throw ValidationError("--match takes name extensions such as 'plist,strings', not paths.")
+        }
     }
 
-    func run() throws {
+    func run() async throws {
         guard let resolved else { throw ExitCode.validationFailure }
-        try forEachFile(resolved.files) { file throws(PlistError) in
-            let document = try file.readDocument(keepingLayout: true)
-            let bytes = try resolved.format.encode(document, readable: readable)
-            try OutputTarget.forInput(file, outputPath: outputPath, newExtension: newExtension).write(bytes)
+        let plan = ConversionPlan(target: resolved.target, readable: readable, writesHeader: header, newExtension: newExtension)
+        let directories = resolved.inputs.filter { BatchInputs.isDirectory($0) }
+        if directories.isEmpty {
+            try forEachFile(resolved.inputs) { file throws(PlistError) in
+                _ = try plan.convert(file, to: plan.destination(for: file, outputPath: outputPath))
+            }
+            return
         }
+        if outputPath == FileReader.standardInputPath {
+            throw ValidationError("-o - cannot take a directory's files; give -o a directory to write them into, or use -e.")
+        }
+        let inputs = BatchInputs(
+            arguments: resolved.inputs, recursive: recursive, extensions: matchedExtensions, outputDirectory: outputPath)
+        let conversion = BatchConversion(plan: plan, verbose: verbose, silent: silent)
+        if await !conversion.run(inputs.collect()) { throw ExitCode.failure }
+    }
+}
+
+/// How one input is converted: what is written and where. Shared by single-file and batch runs.
+struct ConversionPlan: Sendable {
+    let target: ConvertTarget
+    let readable: Bool
+    /// With objc: also write the header next to the implementation.
+    let writesHeader: Bool
+    /// `-e`: the extension to give outputs written next to (or mirrored from) their inputs.
+    let newExtension: String?
+
+    /// The extension a result written next to its input gets, when it does not replace it.
+    var outputExtension: String? { newExtension ?? target.sourceLanguage?.fileExtension }
+
+    /// Where the result for `input` goes: `-o PATH` when given (`-` meaning standard output);
+    /// standard output for standard input; next to the input with a new extension for -e and
+    /// for source code (which must never replace the property list it came from); otherwise the
+    /// input itself.
+    func destination(for input: InputFile, outputPath: String?) -> OutputTarget {
+        if let outputPath {
+            return outputPath == FileReader.standardInputPath ? .standardOutput : .file(outputPath)
+        }
+        if input.isStandardInput { return .standardOutput }
+        if let outputExtension { return .file(OutputTarget.replacingExtension(of: input.path, with: outputExtension)) }
+        return .file(input.path)
+    }
+
+    /// Reads, converts and writes one input; returns the bytes read and written.
+    func convert(_ input: InputFile, to destination: OutputTarget) throws(PlistError) -> (read: Int, written: Int) {
+        let data = try FileReader.read(input.path)
+        let document = try Plist.read(data, options: PlistReadOptions(keepsLayout: target.sourceLanguage == nil))
+        var outputs: [(OutputTarget, Data)] = []
+        switch target {
+        case .plist(let format):
+            outputs.append((destination, try format.encode(document, readable: readable)))
+        case .source(.swift):
+            let text = try SwiftLiteralWriter(sourcePath: input.path).write(document.value)
+            outputs.append((destination, Data(text.utf8)))
+        case .source(.objc):
+            let writer = ObjCLiteralWriter(sourcePath: input.path, outputPath: destination.filePath)
+            outputs.append((destination, Data(try writer.implementation(document.value).utf8)))
+            // As in plutil, a header goes only beside a file: standard output gets the implementation.
+            if writesHeader, let path = destination.filePath {
+                let headerTarget = OutputTarget.file(ObjCLiteralWriter.headerPath(forOutputPath: path))
+                outputs.append((headerTarget, Data(try writer.header(document.value).utf8)))
+            }
+        }
+        var written = 0
+        for (target, bytes) in outputs {
+            try target.write(bytes)
+            written += bytes.count
+        }
+        return (data.count, written)
+    }
+}
+
+extension OutputTarget {
+    /// The file's path, or nil for standard output.
+    var filePath: String? {
+        if case .file(let path) = self { return path }
+        return nil
     }
 }

@@ -92,21 +92,20 @@ struct ExtractCommand: ParsableCommand {
     func run() throws {
         let path = PlistKeyPath(keyPath)
         try forEachFile(files) { file throws(PlistError) in
-            let document = try file.readDocument(keepingLayout: false)
-            let value = try KeyPathEditing.value(at: path, in: document.value)
-            if let expectedType, value.kind.plutilName != expectedType.rawValue {
+            let target = try file.value(at: path)
+            if let expectedType, target.kind.plutilName != expectedType.rawValue {
                 throw PlistError(
-                    .typeMismatch, "Value at [\(path)] expected to be \(expectedType.rawValue) but is \(value.kind.plutilName)")
+                    .typeMismatch, "Value at [\(path)] expected to be \(expectedType.rawValue) but is \(target.kind.plutilName)")
             }
             switch format {
             case .raw:
-                let text = try RawValueText.render(value) + (noNewline ? "" : "\n")
+                let text = try RawValueText.render(target) + (noNewline ? "" : "\n")
                 let target: OutputTarget = outputPath.map {
                     $0 == FileReader.standardInputPath ? .standardOutput : .file($0)
                 } ?? .standardOutput
                 try target.write(Data(text.utf8))
             case .plist(let conversion):
-                let extracted = PlistDocument(value: value, format: conversion.plistFormat)
+                let extracted = PlistDocument(value: try target.materialize(), format: conversion.plistFormat)
                 let bytes = try conversion.encode(extracted, readable: readable)
                 try OutputTarget.forInput(file, outputPath: outputPath, newExtension: nil).write(bytes)
             }
@@ -116,6 +115,19 @@ struct ExtractCommand: ParsableCommand {
 
 /// The text `plutil -extract KEYPATH raw` prints for a value.
 enum RawValueText {
+    /// The raw text of a key path's value. A binary plist's dictionary or array answers from its
+    /// keys or count alone, without decoding the values inside it.
+    static func render(_ target: KeyPathTarget) throws(PlistError) -> String {
+        if case .node(let node) = target {
+            switch node.kind {
+            case .dictionary: return try node.keys().joined(separator: "\n")
+            case .array: return String(try node.count() ?? 0)
+            default: break
+            }
+        }
+        return try render(target.materialize())
+    }
+
     static func render(_ value: PlistValue) throws(PlistError) -> String {
         switch value {
         case .bool(let flag): return flag ? "true" : "false"

@@ -1,41 +1,95 @@
 import Foundation
 import Trove
 
-/// Renders a value in the layout of `plutil -p`.
+/// Renders a value in the layout of `plutil -p`, plain or colored.
 ///
 /// plutil builds its text recursively: a container opens on the line of its key, its entries are
 /// indented two spaces deeper than the container's own key, and the closing bracket lines up with
 /// that key. Scalars are printed as Foundation describes them (see ``scalar(_:)``).
+///
+/// The layout is written once, here; a ``TerminalStyle`` paints each piece. Plain output is
+/// exactly plutil's. Colored output adds a dim note after each value: its type after a scalar
+/// (`(integer)`), its size after an opening bracket (`(3 items)`, `(2 keys)`).
 enum HumanReadableFormatter {
     /// The whole printout of one document, ending in a newline.
-    static func render(_ value: PlistValue) -> String {
+    static func render(_ value: PlistValue, style: TerminalStyle = .plain) -> String {
         var out = ""
-        append(value, depth: 1, to: &out)
+        // An explicit stack rather than recursion: values built in memory can nest deeper than
+        // any file reader allows.
+        var pending: [PrintStep] = [.value(value, depth: 1)]
+        while let step = pending.popLast() {
+            switch step {
+            case let .value(.dictionary(dictionary), depth):
+                out += style.paint("{", .structure)
+                out += style.annotation(count(dictionary.count, "key", "keys"))
+                out += "\n"
+                pending.append(.close("}", depth: depth))
+                for key in sortedKeys(dictionary).reversed() {
+                    guard let entry = dictionary[key] else { continue }
+                    pending.append(.value(entry, depth: depth + 1))
+                    pending.append(.key(key, depth: depth))
+                }
+            case let .value(.array(array), depth):
+                out += style.paint("[", .structure)
+                out += style.annotation(count(array.count, "item", "items"))
+                out += "\n"
+                pending.append(.close("]", depth: depth))
+                for (index, element) in array.enumerated().reversed() {
+                    pending.append(.value(element, depth: depth + 1))
+                    pending.append(.index(index, depth: depth))
+                }
+            case let .value(scalarValue, _):
+                out += style.paint(style.visible(scalar(scalarValue)), role(of: scalarValue))
+                out += style.annotation(scalarValue.kind.plutilName)
+                out += "\n"
+            case let .key(key, depth):
+                out += indentation(depth)
+                out += style.paint("\"\(style.visible(key))\"", .key)
+                out += " " + style.paint("=>", .structure) + " "
+            case let .index(index, depth):
+                out += indentation(depth)
+                out += style.paint(String(index), .index)
+                out += " " + style.paint("=>", .structure) + " "
+            case let .close(bracket, depth):
+                out += indentation(depth - 1)
+                out += style.paint(bracket, .structure)
+                out += "\n"
+            }
+        }
         return out
     }
 
-    private static func append(_ value: PlistValue, depth: Int, to out: inout String) {
-        let inner = String(repeating: "  ", count: depth)
-        let outer = String(repeating: "  ", count: depth - 1)
+    /// One piece of the printout still to be written.
+    private enum PrintStep {
+        /// A value whose line prefix (key or index) is already written.
+        case value(PlistValue, depth: Int)
+        /// `"key" => ` at the indentation of `depth`.
+        case key(String, depth: Int)
+        /// `index => ` at the indentation of `depth`.
+        case index(Int, depth: Int)
+        /// A container's closing bracket, lined up with its key.
+        case close(String, depth: Int)
+    }
+
+    private static func indentation(_ depth: Int) -> String {
+        String(repeating: "  ", count: depth)
+    }
+
+    private static func count(_ n: Int, _ singular: String, _ plural: String) -> String {
+        "\(n) \(n == 1 ? singular : plural)"
+    }
+
+    /// The color of a scalar.
+    static func role(of value: PlistValue) -> TerminalStyle.Role {
         switch value {
-        case .dictionary(let dictionary):
-            out += "{\n"
-            for key in sortedKeys(dictionary) {
-                guard let entry = dictionary[key] else { continue }
-                out += "\(inner)\"\(key)\" => "
-                append(entry, depth: depth + 1, to: &out)
-            }
-            out += "\(outer)}\n"
-        case .array(let array):
-            out += "[\n"
-            for (index, element) in array.enumerated() {
-                out += "\(inner)\(index) => "
-                append(element, depth: depth + 1, to: &out)
-            }
-            out += "\(outer)]\n"
-        default:
-            out += scalar(value)
-            out += "\n"
+        case .string: return .string
+        case .integer, .real: return .number
+        case .bool: return .bool
+        case .date: return .date
+        case .data: return .data
+        case .uid: return .uid
+        case .null: return .null
+        case .array, .dictionary: return .structure
         }
     }
 

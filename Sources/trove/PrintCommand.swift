@@ -19,11 +19,21 @@ struct PrintCommand: ParsableCommand {
             of a second is rounded down like every other date, not toward 1970; keyed-archive UIDs \
             print as '<CFKeyedArchiverUID>{value = N}' instead of a memory address.
 
+            On a terminal the output is colored (keys, strings, numbers, booleans, dates, data \
+            and brackets each in their own color) and every value carries a dim note: its type \
+            after a scalar ('(integer)', '(date)'), its size after a bracket ('(3 items)', \
+            '(2 keys)'); control characters in strings are shown as escapes. Piped or redirected \
+            output, or --no-color, or a non-empty NO_COLOR environment variable, gives exactly \
+            plutil's text; --color forces the colored form.
+
             Examples:
               trove print Info.plist
               trove print - < Settings.plist
+              trove print --color Info.plist | less -R
             """
     )
+
+    @OptionGroup var colorOptions: ColorOptions
 
     @Argument(help: ArgumentHelp("The files to print; '-' reads standard input.", valueName: "file"))
     var files: [String]
@@ -33,9 +43,10 @@ struct PrintCommand: ParsableCommand {
     }
 
     func run() throws {
+        let style = colorOptions.style
         try forEachFile(files) { file throws(PlistError) in
             let document = try file.readDocument(keepingLayout: false)
-            try Console.write(HumanReadableFormatter.render(document.value))
+            try Console.write(HumanReadableFormatter.render(document.value, style: style))
         }
     }
 }

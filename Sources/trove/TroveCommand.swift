@@ -3,7 +3,7 @@ import Trove
 
 /// The `trove` command: plutil's everyday verbs over Trove's readers and writers.
 @main
-struct TroveCommand: ParsableCommand {
+struct TroveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trove",
         abstract: "Check, convert, print, query and edit property lists exactly as Apple's Foundation reads and writes them.",
@@ -33,6 +33,7 @@ struct TroveCommand: ParsableCommand {
         subcommands: [
             LintCommand.self, ConvertCommand.self, PrintCommand.self, TypeCommand.self, ExtractCommand.self,
             InsertCommand.self, ReplaceCommand.self, RemoveCommand.self, CreateCommand.self,
+            DiffCommand.self, RoundtripCommand.self,
         ],
         defaultSubcommand: LintCommand.self
     )
@@ -45,10 +46,11 @@ struct TroveCommand: ParsableCommand {
         "-create": "create",
     ]
 
-    /// Translates a plutil-style verb, then runs the command as usual.
-    static func main() {
+    /// Translates a plutil-style verb, then runs the command as usual. The command is async so
+    /// that `convert` can convert a directory's files in parallel.
+    static func main() async {
         var arguments = Array(CommandLine.arguments.dropFirst())
         if let first = arguments.first, let verb = plutilVerbs[first] { arguments[0] = verb }
-        main(arguments)
+        await main(arguments)
     }
 }

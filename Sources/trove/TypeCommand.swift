@@ -36,9 +36,52 @@ struct TypeCommand: ParsableCommand {
     func run() throws {
         let path = PlistKeyPath(keyPath)
         try forEachFile(files) { file throws(PlistError) in
-            let document = try file.readDocument(keepingLayout: false)
-            let value = try KeyPathEditing.value(at: path, in: document.value)
-            try Console.write(value.kind.plutilName + (noNewline ? "" : "\n"))
+            let target = try file.value(at: path)
+            try Console.write(target.kind.plutilName + (noNewline ? "" : "\n"))
         }
+    }
+}
+
+/// The value at a key path of one input file, as `type` and `extract` find it.
+enum KeyPathTarget {
+    /// A value of a binary plist, found without decoding anything off the path to it.
+    case node(LazyPlistNode)
+    /// A value of a document in another format, which was decoded whole.
+    case value(PlistValue)
+
+    /// The value's kind, known without decoding it.
+    var kind: PlistValue.Kind {
+        switch self {
+        case .node(let node): return node.kind
+        case .value(let value): return value.kind
+        }
+    }
+
+    /// The value itself; a binary plist decodes this subtree only.
+    func materialize() throws(PlistError) -> PlistValue {
+        switch self {
+        case .node(let node): return try node.materialize()
+        case .value(let value): return value
+        }
+    }
+}
+
+extension InputFile {
+    /// The value at `path`, or plutil's error when there is none.
+    ///
+    /// The file is memory-mapped. A binary plist is then read lazily: only its trailer and the
+    /// objects on the path are read, so asking about one key of a 100 MB file costs what asking
+    /// about a small one does. Other formats are decoded whole, as ``readDocument(keepingLayout:)``
+    /// decodes them. Either way the answer for a valid file is the same.
+    func value(at path: PlistKeyPath) throws(PlistError) -> KeyPathTarget {
+        let file = try MappedFile(self.path)
+        guard PlistFormat.detect(file.bytes) == .binary else {
+            let document = try Plist.read(bytes: file.bytes, options: PlistReadOptions(keepsLayout: false))
+            return .value(try KeyPathEditing.value(at: path, in: document.value))
+        }
+        guard let node = try LazyBinaryPlist(source: file).node(at: path) else {
+            throw KeyPathEditing.noValue(at: path)
+        }
+        return .node(node)
     }
 }

@@ -64,7 +64,7 @@ struct ConvertTextFormatsCommandTests {
         let before = try bytes(of: copy)
         let ours = try trove("convert", "json", copy)
         #expect(ours.status == 1)
-        #expect(ours.stderrText.hasPrefix("trove: \(copy): "))
+        #expect(ours.stderrText.hasPrefix("\(copy): "))
         #expect(ours.stderrText.contains("Invalid object in plist for JSON format"))
         #expect(try bytes(of: copy) == before)
         #expect(try plutil("-convert", "json", "-o", "-", copy).status == 1)

@@ -48,7 +48,7 @@ struct CorpusCommandTests {
             let result = try trove("lint", fixture.path)
             #expect(result.status == 1, "\(fixture.path) was accepted or crashed (status \(result.status))")
             let message = result.stderrText
-            #expect(message.hasPrefix("\(fixture.path): "), "\(fixture.path): \(message)")
+            #expect(message.hasPrefix("\(fixture.path):"), "\(fixture.path): \(message)")
             #expect(message.split(separator: "\n").count == 1, "\(fixture.path): \(message)")
         }
     }

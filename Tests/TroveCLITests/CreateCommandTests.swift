@@ -42,7 +42,7 @@ struct CreateCommandTests {
         let path = directory.path("missing/new.plist")
         let result = try trove("create", "xml1", path)
         #expect(result.status == 1)
-        #expect(result.stderrText.hasPrefix("trove: \(path)"))
+        #expect(result.stderrText.hasPrefix("\(path)"))
     }
 
     @Test("usage errors exit with status 64", arguments: [["create"], ["create", "xml1"], ["create", "yaml", "-"]])

@@ -139,7 +139,7 @@ struct ExtractCommandTests {
         let failing = try trove("extract", "AutoSaveInterval", "xml1", "--expect", "float", copy)
         #expect(failing.status == 1)
         #expect(failing.stdout.isEmpty)
-        #expect(failing.stderrText == "trove: \(copy): Value at [AutoSaveInterval] expected to be float but is integer\n")
+        #expect(failing.stderrText == "\(copy): Value at [AutoSaveInterval] expected to be float but is integer\n")
         #expect(try bytes(of: copy) == bytes(of: Self.preferences))
     }
 
@@ -149,7 +149,7 @@ struct ExtractCommandTests {
         let copy = try directory.copy(Self.preferences, as: "p.plist")
         let result = try trove("extract", "Window.Nope", "xml1", copy)
         #expect(result.status == 1)
-        #expect(result.stderrText == "trove: \(copy): No value at that key path or invalid key path: Window.Nope\n")
+        #expect(result.stderrText == "\(copy): No value at that key path or invalid key path: Window.Nope\n")
         #expect(try bytes(of: copy) == bytes(of: Self.preferences))
     }
 

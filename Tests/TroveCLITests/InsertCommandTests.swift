@@ -21,8 +21,8 @@ func expectEditMatchesPlutil(
         #expect(try foundationValue(ourBytes) == foundationValue(bytes(of: theirs)), "\(arguments)", sourceLocation: sourceLocation)
     } else {
         #expect(try bytes(of: ours) == bytes(of: sample), "\(arguments): input changed on failure", sourceLocation: sourceLocation)
-        // The messages are plutil's, after the `trove: FILE: ` prefix.
-        let ourMessage = ourResult.stderrText.replacingOccurrences(of: "trove: \(ours): ", with: "")
+        // The messages are plutil's, after the `FILE: ` prefix.
+        let ourMessage = ourResult.stderrText.replacingOccurrences(of: "\(ours): ", with: "")
         let theirMessage = theirResult.stderrText.replacingOccurrences(of: "\(theirs): ", with: "")
         #expect(ourMessage == theirMessage, "\(arguments)", sourceLocation: sourceLocation)
     }

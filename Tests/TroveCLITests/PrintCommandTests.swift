@@ -114,7 +114,7 @@ struct PrintCommandTests {
         let result = try trove("print", missing, catalog, catalog)
         #expect(result.status == 1)
         #expect(result.stdoutText == single.stdoutText + single.stdoutText)
-        #expect(result.stderrText == "trove: \(missing): cannot open for reading: No such file or directory\n")
+        #expect(result.stderrText == "\(missing): cannot open for reading: No such file or directory\n")
     }
 }
 

@@ -37,7 +37,7 @@ struct RemoveCommandTests {
         let copy = try directory.copy(Self.catalog, as: "c.plist")
         let result = try trove("remove", "Books.9", copy)
         #expect(result.status == 1)
-        #expect(result.stderrText == "trove: \(copy): No value to remove at key path Books.9\n")
+        #expect(result.stderrText == "\(copy): No value to remove at key path Books.9\n")
         #expect(try bytes(of: copy) == bytes(of: Self.catalog))
     }
 

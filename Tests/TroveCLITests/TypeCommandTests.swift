@@ -43,7 +43,7 @@ struct TypeCommandTests {
         #expect(ours.status == 1)
         #expect(theirs.status == 1)
         #expect(ours.stdout.isEmpty)
-        #expect(ours.stderrText == "trove: \(Self.preferences): No value at that key path or invalid key path: \(path)\n")
+        #expect(ours.stderrText == "\(Self.preferences): No value at that key path or invalid key path: \(path)\n")
         #expect(theirs.stderrText.contains("No value at that key path or invalid key path: \(path)"))
     }
 
@@ -81,7 +81,7 @@ struct TypeCommandTests {
         let result = try trove("type", "anything", TestEnvironment.sample("Broken.plist"))
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderrText.hasPrefix("trove: \(TestEnvironment.sample("Broken.plist")): XML: "))
+        #expect(result.stderrText.hasPrefix("\(TestEnvironment.sample("Broken.plist")):8:10: XML: "))
     }
 
     @Test("no file is a usage error")
