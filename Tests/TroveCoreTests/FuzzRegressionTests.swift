@@ -91,6 +91,23 @@ struct FuzzRegressionTests {
         #expect(document.value == .array([.string(""), .dictionary(["a": .string("x"), "": .integer(1)])]))
         #expect(try [UInt8](Plist.write(document)) == bytes)
     }
+
+    @Test("XML: a declared encoding that does not keep markup ASCII (UTF-7) is refused; Latin-1 still reads")
+    func xmlDeclaredUTF7() throws {
+        // Found by the CI fuzz pass: the reader took the ASCII bytes as UTF-7, and the lossless
+        // writer then wrote `<` as `+ADw-`, which no reader can start on.
+        let bytes = try #require(Self.inputs.first { $0.name == "utf7-declared-encoding.plist" }).bytes
+        #expect(throws: PlistError.self) { _ = try Plist.read(Data(bytes)) }
+        do {
+            _ = try Plist.read(Data(bytes))
+        } catch {
+            #expect(error.code == .badEncoding)
+            #expect(error.message.contains("UTF-7"))
+        }
+        let latin1 = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist><string>".utf8) + [0xE9]
+            + Array("</string></plist>".utf8)
+        #expect(try Plist.read(Data(latin1)).value == "\u{E9}")
+    }
 }
 
 /// The checks of the fuzz targets, returning what went wrong instead of trapping.

@@ -50,8 +50,25 @@ enum XMLTranscoder {
                     "unknown text encoding \"\(name)\" in the XML declaration")
             }
             xmlCharEncCloseFunc(handler)
+            // The markup must mean the same bytes in the declared encoding as in ASCII: the
+            // declaration itself was read as ASCII, and the lossless writer re-encodes the whole
+            // document. UTF-7 (where `<` may become `+ADw-`) and EBCDIC fail this.
+            guard isASCIICompatible(name) else {
+                throw PlistError(
+                    .badEncoding, format: .xml, at: .lineColumn(line: 1, column: 1),
+                    "the declared text encoding \"\(name)\" does not write XML markup as ASCII")
+            }
             return .declared(name: name)
         }
+    }
+
+    /// True when printable ASCII, tab and line ends come out of `encodingName` unchanged.
+    private static func isASCIICompatible(_ encodingName: String) -> Bool {
+        let ascii: [UInt8] = [0x09, 0x0A, 0x0D] + Array(0x20...0x7E)
+        let encoded: [UInt8]? = ascii.withUnsafeBytes { raw in
+            try? convertWithLibXML(raw, encodingName: encodingName, toUTF8: false)
+        }
+        return encoded == ascii
     }
 
     /// The value of `encoding="..."` when the document starts with `<?xml` (CF looks no further).
