@@ -235,14 +235,12 @@ struct BinaryObjectScanner {
     /// The first byte past the object area: no object may extend into the offset table.
     private var areaEnd: Int { trailer.offsetTableOffset }
 
+    private var area: BinaryObjectArea { BinaryObjectArea(bytes: bytes, end: areaEnd) }
+
     /// Throws unless `length` bytes from `start` lie inside the object area.
     @inline(__always)
     private func require(_ length: Int, at start: Int, object: Int, for what: String) throws(PlistError) {
-        guard length <= areaEnd - start else {
-            throw BinaryTrailer.error(
-                .badCount, at: start,
-                "\(what) of object \(object) needs \(length) bytes but only \(areaEnd - start) remain before the offset table")
-        }
+        try area.require(length, at: start, object: object, for: what)
     }
 
     private mutating func note(_ index: Int, marker: UInt8, extendedCount: UInt8? = nil) {
@@ -355,29 +353,9 @@ struct BinaryObjectScanner {
     /// starts. Counts of 15 and more are an integer object after the marker.
     @inline(never)
     private mutating func count(_ index: Int, marker: UInt8, at start: Int) throws(PlistError) -> (Int, Int) {
-        let nibble = marker & 0x0F
-        guard nibble == 0x0F else {
-            note(index, marker: marker)
-            return (Int(nibble), start + 1)
-        }
-        try require(2, at: start, object: index, for: "the extended count")
-        let countMarker = bytes[start + 1]
-        let power = countMarker & 0x0F
-        guard countMarker >> 4 == 0x1, power <= 3 else {
-            throw BinaryTrailer.error(
-                .badCount, at: start + 1,
-                "the count of object \(index) must be an integer of 1, 2, 4 or 8 bytes, found marker \(hex(countMarker))")
-        }
-        let width = 1 << Int(power)
-        try require(2 + width, at: start, object: index, for: "the extended count")
-        let raw = bytes.loadBigEndian(at: start + 2, width: width)
-        // Every counted unit takes at least one byte, so a count beyond the object area is false.
-        guard raw <= UInt64(areaEnd) else {
-            throw BinaryTrailer.error(
-                .badCount, at: start + 1, "object \(index) claims \(raw) elements, more than the file holds")
-        }
-        note(index, marker: marker, extendedCount: countMarker)
-        return (Int(raw), start + 2 + width)
+        let field = try area.count(index, marker: marker, at: start)
+        note(index, marker: marker, extendedCount: field.extendedMarker)
+        return (field.count, field.payload)
     }
 
     @inline(never)
@@ -516,10 +494,7 @@ struct BigEndianUTF16: RandomAccessCollection {
     }
 }
 
-private func hex(_ byte: UInt8) -> String {
-    let digits = String(byte, radix: 16, uppercase: true)
-    return "0x" + (digits.count < 2 ? "0" + digits : digits)
-}
+private func hex(_ byte: UInt8) -> String { BinaryObjectArea.hex(byte) }
 
 private func hex16(_ unit: UInt16) -> String {
     let digits = String(unit, radix: 16, uppercase: true)

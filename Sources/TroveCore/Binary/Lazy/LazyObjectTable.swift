@@ -147,45 +147,21 @@ final class LazyObjectTable: @unchecked Sendable {
         }
     }
 
+    private var area: BinaryObjectArea { BinaryObjectArea(bytes: bytes, end: areaEnd) }
+
     /// Throws unless `length` bytes from `start` lie inside the object area.
     private func require(_ length: Int, at start: Int, object: Int, for what: String) throws(PlistError) {
-        guard length <= areaEnd - start else {
-            throw BinaryTrailer.error(
-                .badCount, at: start,
-                "\(what) of object \(object) needs \(length) bytes but only \(areaEnd - start) remain before the offset table")
-        }
+        try area.require(length, at: start, object: object, for: what)
     }
 
-    /// The count of a data, string or container object and where its payload starts. Counts of
-    /// 15 and more follow the marker as an integer object of 1, 2, 4 or 8 bytes.
+    /// The count of a data, string or container object and where its payload starts.
     private func count(_ index: Int, marker: UInt8, at start: Int) throws(PlistError) -> (Int, Int) {
-        let nibble = marker & 0x0F
-        guard nibble == 0x0F else { return (Int(nibble), start + 1) }
-        try require(2, at: start, object: index, for: "the extended count")
-        let countMarker = bytes[start + 1]
-        let power = countMarker & 0x0F
-        guard countMarker >> 4 == 0x1, power <= 3 else {
-            throw BinaryTrailer.error(
-                .badCount, at: start + 1,
-                "the count of object \(index) must be an integer of 1, 2, 4 or 8 bytes, found marker \(Self.hex(countMarker))")
-        }
-        let width = 1 << Int(power)
-        try require(2 + width, at: start, object: index, for: "the extended count")
-        let raw = bytes.loadBigEndian(at: start + 2, width: width)
-        // Every counted unit takes at least one byte, so a count beyond the object area is false;
-        // this also keeps every later product of the count below the file size.
-        guard raw <= UInt64(areaEnd) else {
-            throw BinaryTrailer.error(
-                .badCount, at: start + 1, "object \(index) claims \(raw) elements, more than the file holds")
-        }
-        return (Int(raw), start + 2 + width)
+        let field = try area.count(index, marker: marker, at: start)
+        return (field.count, field.payload)
     }
 }
 
 extension LazyObjectTable {
     /// `0xAB`-style spelling of a byte for messages.
-    static func hex(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16, uppercase: true)
-        return "0x" + (digits.count < 2 ? "0" + digits : digits)
-    }
+    static func hex(_ byte: UInt8) -> String { BinaryObjectArea.hex(byte) }
 }
