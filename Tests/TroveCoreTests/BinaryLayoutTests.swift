@@ -6,10 +6,10 @@ import Testing
 private func objectBytes(_ file: [UInt8]) throws -> [[UInt8]] {
     try file.withUnsafeBytes { raw throws(PlistError) -> [[UInt8]] in
         let trailer = try BinaryTrailer(raw)
-        let scanner = BinaryObjectScanner(bytes: raw, trailer: trailer, limits: .default, keepsLayout: false)
+        let lookup = BinaryObjectLookup(bytes: raw, trailer: trailer)
         var objects: [[UInt8]] = []
         for index in 0..<trailer.objectCount {
-            let start = try scanner.offset(ofObject: index)
+            let start = try lookup.offset(ofObject: index)
             let length = BinaryPlistReader.objectLength(
                 raw, at: start, end: trailer.offsetTableOffset, refSize: trailer.objectRefSize) ?? 0
             objects.append(Array(raw[start..<start + length]))

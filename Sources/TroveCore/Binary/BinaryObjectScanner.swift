@@ -13,21 +13,23 @@ struct BinaryObjectScanner {
     let trailer: BinaryTrailer
     let limits: PlistLimits
     let keepsLayout: Bool
+    /// Offsets and references, validated; a copy of plain values for the hot loops.
+    let lookup: BinaryObjectLookup
     /// UTF-8 string objects (`0x7n`) are a `bplist1x` feature CoreFoundation rejects in
     /// `bplist00` files; they are read when the header's version character is anything else.
     let acceptsUTF8Strings: Bool
 
-    /// Decoded values by object index; non-nil once the object has been decoded.
-    private(set) var decoded: [PlistValue?]
-    /// Containers on the current path from the top object, by index.
-    private var onPath: [Bool]
+    /// What the decode knows of each object, by index.
+    private var states: [ObjectState]
+    /// The value of every object in state ``ObjectState/cached``; `.null` for the others.
+    private var decoded: [PlistValue]
     private var depth = 0
     private var valueCount = 0
-    /// The expanded size of every decoded object, so that a reference to a shared object adds
+    /// The expanded size of every cached object, so that a reference to a shared object adds
     /// its whole subtree to the expanded counts without walking it again.
     private var expandedSizes: [ExpandedSize]
-    /// The object whose value `begin` or `finish` delivered last.
-    private var lastDelivered = 0
+    /// The expanded size of the value `begin` or `finish` delivered last.
+    private var deliveredSize = ExpandedSize()
 
     private(set) var encodings: [BinaryLayout.EncodingNote] = []
     private(set) var walkObjects: [UInt32] = []
@@ -38,14 +40,32 @@ struct BinaryObjectScanner {
     /// Dictionaries with repeated keys, by walk position.
     private(set) var repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys] = [:]
 
+    /// How far the decode has got with one object.
+    ///
+    /// Only containers, strings and data are kept once decoded: they own storage that every
+    /// reference should share, and a container must not be decoded twice (a file of shared
+    /// references would expand exponentially). Numbers, booleans, dates, UIDs and null are
+    /// decoded again at each further reference, which costs less than keeping them.
+    enum ObjectState: UInt8 {
+        /// Not reached from the top object (yet).
+        case unseen
+        /// A container on the current path, being decoded: meeting it again is a cycle.
+        case open
+        /// Decoded, its value in `decoded`.
+        case cached
+        /// A scalar that was decoded and validated once and is not kept.
+        case scalar
+    }
+
     init(bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, keepsLayout: Bool) {
         self.bytes = bytes
         self.trailer = trailer
         self.limits = limits
         self.keepsLayout = keepsLayout
+        self.lookup = BinaryObjectLookup(bytes: bytes, trailer: trailer)
         self.acceptsUTF8Strings = trailer.versionByte != UInt8(ascii: "0")
-        decoded = Array(repeating: nil, count: trailer.objectCount)
-        onPath = Array(repeating: false, count: trailer.objectCount)
+        states = Array(repeating: .unseen, count: trailer.objectCount)
+        decoded = Array(repeating: .null, count: trailer.objectCount)
         expandedSizes = Array(repeating: ExpandedSize(), count: trailer.objectCount)
         if keepsLayout {
             encodings = Array(repeating: BinaryLayout.EncodingNote(marker: 0), count: trailer.objectCount)
@@ -55,18 +75,24 @@ struct BinaryObjectScanner {
         }
     }
 
+    /// True when the top object reaches object `index`; after a successful decode, the objects
+    /// for which this is false are the file's unreferenced ones.
+    func isReached(_ index: Int) -> Bool { states[index] != .unseen }
+
     // MARK: - Entry point
 
-    /// A container being decoded: where its references are and what has been decoded so far.
+    /// A container being decoded: where its references are and where its finished children
+    /// start on the value stack. Plain data, so that pushing, reading and popping frames never
+    /// retains or releases anything.
     private struct Frame {
         var index: Int
         var walkIndex: Int
         var refs: Int
         var count: Int
         var next = 0
+        /// The value stack's height when the container opened: its children lie above it.
+        var base: Int
         var isDictionary: Bool
-        var elements: [PlistValue] = []
-        var entries = PlistDictionary()
         /// The container's expanded size so far: itself and the children accepted.
         var expanded = ExpandedSize()
     }
@@ -74,53 +100,72 @@ struct BinaryObjectScanner {
     /// Decodes the top object.
     ///
     /// Containers are decoded with an explicit stack rather than recursion, so no input, and no
-    /// `maxDepth` however large, can exhaust the thread's stack.
+    /// `maxDepth` however large, can exhaust the thread's stack. The innermost container's frame
+    /// lives in a local; only its ancestors are on the stack, which therefore changes once per
+    /// container rather than once per child.
     mutating func decodeTop() throws(PlistError) -> PlistValue {
-        var stack: [Frame] = []
-        var delivered = try begin(trailer.topObject, referencedAt: trailer.offsetTableOffset, stack: &stack)
+        var ancestors: [Frame] = []
+        var values = PlistValueStack()
+        let lookup = self.lookup
+        var current = Frame(index: 0, walkIndex: 0, refs: 0, count: 0, base: 0, isDictionary: false)
+        if let value = try begin(trailer.topObject, referencedAt: trailer.offsetTableOffset, valueBase: 0, opening: &current) {
+            try checkExpansion(deliveredSize, at: trailer.offsetTableOffset)
+            return value
+        }
+        var opened = current
         while true {
-            if let value = delivered {
-                guard !stack.isEmpty else {
-                    try checkExpansion(expandedSizes[lastDelivered], at: trailer.offsetTableOffset)
+            let next = current.next
+            if next < current.count {
+                let slot = current.isDictionary ? current.count + next : next
+                let position = current.refs + slot * lookup.objectRefSize
+                current.next = next + 1
+                let child = try lookup.reference(at: position)
+                if let value = try begin(child, referencedAt: position, valueBase: values.count, opening: &opened) {
+                    current.expanded.add(deliveredSize)
+                    values.push(value)
+                } else {
+                    ancestors.append(current)
+                    current = opened
+                }
+            } else {
+                let value = try finish(current, values: &values)
+                guard let parent = ancestors.popLast() else {
+                    try checkExpansion(deliveredSize, at: trailer.offsetTableOffset)
                     return value
                 }
-                try accept(value, into: &stack[stack.count - 1])
-            }
-            let top = stack.count - 1
-            let next = stack[top].next
-            if next < stack[top].count {
-                // Fields are read one by one: copying the whole frame would retain and release
-                // its partly built array or dictionary once per child.
-                let slot = stack[top].isDictionary ? stack[top].count + next : next
-                let position = stack[top].refs + slot * trailer.objectRefSize
-                stack[top].next = next + 1
-                delivered = try begin(try reference(at: position), referencedAt: position, stack: &stack)
-            } else {
-                delivered = try finish(stack.removeLast())
+                current = parent
+                current.expanded.add(deliveredSize)
+                values.push(value)
             }
         }
     }
 
-    /// Starts decoding object `index`: returns its value when it is cached or a scalar, or
-    /// pushes a frame for a container and returns nil. `position` is where the reference was
-    /// read, for errors.
-    private mutating func begin(_ index: Int, referencedAt position: Int, stack: inout [Frame]) throws(PlistError) -> PlistValue? {
-        lastDelivered = index
-        if let known = decoded[index] {
-            if keepsLayout {
-                walkObjects.append(UInt32(truncatingIfNeeded: index))
-                walkExtents.append(1)
-            }
-            return known
+    /// Starts decoding object `index`: returns its value when it is cached or a scalar; for a
+    /// container, fills `frame` with the container's frame and returns nil. `position` is where
+    /// the reference was read, for errors; `valueBase` is the value stack's height, where a
+    /// container's children will start.
+    @inline(__always)
+    private mutating func begin(
+        _ index: Int, referencedAt position: Int, valueBase: Int, opening frame: inout Frame
+    ) throws(PlistError) -> PlistValue? {
+        switch states[index] {
+        case .cached:
+            noteWalkLeaf(index)
+            deliveredSize = expandedSizes[index]
+            return decoded[index]
+        case .scalar:
+            noteWalkLeaf(index)
+            deliveredSize = ExpandedSize()
+            return try decodeScalar(index, at: try lookup.offset(ofObject: index))
+        case .open:
+            throw Self.cycleError(index, at: position)
+        case .unseen:
+            break
         }
-        if onPath[index] { throw Self.cycleError(index, at: position) }
-        let start = try offset(ofObject: index)
+        let start = try lookup.offset(ofObject: index)
         try countValues(1, at: start)
         let walkIndex = walkObjects.count
-        if keepsLayout {
-            walkObjects.append(UInt32(truncatingIfNeeded: index))
-            walkExtents.append(1)
-        }
+        noteWalkLeaf(index)
         let marker = bytes[start]
         switch marker >> 4 {
         case 0xA, 0xC:
@@ -130,9 +175,7 @@ struct BinaryObjectScanner {
             }
             try countValues(count, at: refs)
             try enterContainer(index, at: refs)
-            var frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, isDictionary: false)
-            frame.elements.reserveCapacity(count)
-            stack.append(frame)
+            frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, base: valueBase, isDictionary: false)
             return nil
         case 0xD:
             let (count, refs) = try count(index, marker: marker, at: start)
@@ -143,80 +186,76 @@ struct BinaryObjectScanner {
             try enterContainer(index, at: refs)
             // Keys first, in file order, so the layout walk matches the file's reference order;
             // they are strings, so decoding them never descends.
-            for i in 0..<count { try decodeKey(referencedAt: refs + i * trailer.objectRefSize) }
-            stack.append(Frame(
-                index: index, walkIndex: walkIndex, refs: refs, count: count, isDictionary: true,
-                entries: PlistDictionary(minimumCapacity: count)))
+            frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, base: valueBase, isDictionary: true)
+            for i in 0..<count {
+                let keyBytes = try decodeKey(referencedAt: refs + i * trailer.objectRefSize)
+                frame.expanded.bytes = frame.expanded.bytes.saturatingAdd(keyBytes)
+            }
             return nil
         default:
-            let value = try decodeScalar(index, at: start)
+            return try firstScalar(index, at: start)
+        }
+    }
+
+    /// Decodes a scalar met for the first time, and keeps it when it owns storage.
+    private mutating func firstScalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
+        let value = try decodeScalar(index, at: start)
+        switch value {
+        case .string, .data:
+            states[index] = .cached
             decoded[index] = value
-            expandedSizes[index] = ExpandedSize(scalar: value)
-            return value
+            let size = ExpandedSize(scalar: value)
+            expandedSizes[index] = size
+            deliveredSize = size
+        default:
+            states[index] = .scalar
+            deliveredSize = ExpandedSize()
         }
+        return value
     }
 
-    /// Adds the value of the frame's latest child.
     @inline(__always)
-    private func accept(_ value: PlistValue, into frame: inout Frame) throws(PlistError) {
-        frame.expanded.add(expandedSizes[lastDelivered])
-        guard frame.isDictionary else {
-            frame.elements.append(value)
-            return
+    private mutating func noteWalkLeaf(_ index: Int) {
+        if keepsLayout {
+            walkObjects.append(UInt32(truncatingIfNeeded: index))
+            walkExtents.append(1)
         }
-        let keyPosition = frame.refs + (frame.next - 1) * trailer.objectRefSize
-        guard case .string(let key)? = decoded[try reference(at: keyPosition)] else {
-            throw BinaryTrailer.error(.badKey, at: keyPosition, "a dictionary key is not a string")
-        }
-        frame.expanded.bytes = frame.expanded.bytes.saturatingAdd(key.utf8.count)
-        // A repeated key keeps its first position and its last value, as CoreFoundation does.
-        frame.entries.storage[key] = value
     }
 
-    /// Completes a container whose children are all decoded.
-    private mutating func finish(_ frame: Frame) throws(PlistError) -> PlistValue {
+    /// Completes a container whose children are all decoded: moves them off the value stack
+    /// into the container's value.
+    private mutating func finish(_ frame: Frame, values: inout PlistValueStack) throws(PlistError) -> PlistValue {
         try checkExpansion(frame.expanded, at: frame.refs)
-        expandedSizes[frame.index] = frame.expanded
-        lastDelivered = frame.index
-        if keepsLayout {
-            walkExtents[frame.walkIndex] = UInt32(truncatingIfNeeded: walkObjects.count - frame.walkIndex)
-            if frame.isDictionary && frame.entries.count < frame.count {
+        let value: PlistValue
+        if frame.isDictionary {
+            var storage = OrderedDictionary<String, PlistValue>(minimumCapacity: frame.count)
+            let refSize = trailer.objectRefSize
+            values.popEach(from: frame.base) { i, child in
+                let key = Int(bytes.loadBigEndian(at: frame.refs + i * refSize, width: refSize))
+                // `decodeKey` has proven every key object a cached string when the frame opened.
+                guard case .string(let text) = decoded[key] else { return }
+                // A repeated key keeps its first position and its last value, as CoreFoundation does.
+                storage[text] = child
+            }
+            if keepsLayout && storage.count < frame.count {
                 noteRepeatedKeys(count: frame.count, refsAt: frame.refs, walkPosition: frame.walkIndex)
             }
+            value = .dictionary(PlistDictionary(storage))
+        } else {
+            value = .array(values.popArray(from: frame.base))
         }
-        leaveContainer(frame.index)
-        let value: PlistValue = frame.isDictionary ? .dictionary(frame.entries) : .array(frame.elements)
+        if keepsLayout {
+            walkExtents[frame.walkIndex] = UInt32(truncatingIfNeeded: walkObjects.count - frame.walkIndex)
+        }
+        depth -= 1
+        states[frame.index] = .cached
         decoded[frame.index] = value
+        expandedSizes[frame.index] = frame.expanded
+        deliveredSize = frame.expanded
         return value
     }
 
     // MARK: - Offsets and references
-
-    /// The validated start of object `index` (which the caller has checked is in range).
-    func offset(ofObject index: Int) throws(PlistError) -> Int {
-        let entry = trailer.offsetTableOffset + index * trailer.offsetIntSize
-        let raw = bytes.loadBigEndian(at: entry, width: trailer.offsetIntSize)
-        guard raw >= UInt64(BinaryTrailer.headerLength), raw < UInt64(trailer.offsetTableOffset) else {
-            throw BinaryTrailer.error(
-                .badOffset, at: entry,
-                "object \(index) starts at \(raw), outside the object area 8..<\(trailer.offsetTableOffset)")
-        }
-        return Int(raw)
-    }
-
-    /// The object index stored in the reference at `position`.
-    @inline(__always)
-    private func reference(at position: Int) throws(PlistError) -> Int {
-        let raw = bytes.loadBigEndian(at: position, width: trailer.objectRefSize)
-        guard raw < UInt64(trailer.objectCount) else { throw badReference(raw, at: position) }
-        return Int(raw)
-    }
-
-    @inline(never)
-    private func badReference(_ raw: UInt64, at position: Int) -> PlistError {
-        BinaryTrailer.error(
-            .badReference, at: position, "reference \(raw) is not below the object count \(trailer.objectCount)")
-    }
 
     @inline(never)
     private static func cycleError(_ index: Int, at position: Int) -> PlistError {
@@ -306,7 +345,7 @@ struct BinaryObjectScanner {
                     .badCount, at: start,
                     "the UTF-16 string of object \(index) claims \(count) units, more than the \(areaEnd - payload) bytes before the offset table hold")
             }
-            return .string(try utf16String(at: payload, units: count))
+            return .string(try Self.utf16String(bytes, at: payload, units: count))
         case 0x7 where acceptsUTF8Strings:
             let (count, payload) = try count(index, marker: marker, at: start)
             try require(count, at: payload, object: index, for: "the UTF-8 string")
@@ -365,12 +404,7 @@ struct BinaryObjectScanner {
             throw BinaryTrailer.error(
                 .depthLimit, at: position, limits.message(exceeding: .depth))
         }
-        onPath[index] = true
-    }
-
-    private mutating func leaveContainer(_ index: Int) {
-        depth -= 1
-        onPath[index] = false
+        states[index] = .open
     }
 
     /// Records the file's key order and the values a repeated key hid, so the writer can bring
@@ -382,7 +416,7 @@ struct BinaryObjectScanner {
         keys.reserveCapacity(count)
         for i in 0..<count {
             let object = Int(bytes.loadBigEndian(at: refs + i * refSize, width: refSize))
-            guard case .string(let key)? = decoded[object] else { return }
+            guard case .string(let key) = decoded[object] else { return }
             keys.append(key)
         }
         var lastOccurrence: [String: Int] = [:]
@@ -390,27 +424,43 @@ struct BinaryObjectScanner {
         var hidden: [Int: PlistValue] = [:]
         for (i, key) in keys.enumerated() where lastOccurrence[key] != i {
             let object = Int(bytes.loadBigEndian(at: refs + (count + i) * refSize, width: refSize))
-            if let value = decoded[object] { hidden[i] = value }
+            switch states[object] {
+            case .cached: hidden[i] = decoded[object]
+            // A scalar that is not kept decodes again exactly as it did the first time.
+            case .scalar:
+                if let start = try? lookup.offset(ofObject: object), let value = try? decodeScalar(object, at: start) {
+                    hidden[i] = value
+                }
+            case .unseen, .open: break
+            }
         }
         repeatedKeys[UInt32(truncatingIfNeeded: walkPosition)] = BinaryLayout.RepeatedKeys(keys: keys, hiddenValues: hidden)
     }
 
     /// Decodes the key the reference at `position` names, refusing anything but a string before
-    /// decoding it, so a container used as a key is never descended into.
+    /// decoding it, so a container used as a key is never descended into. Returns the key's
+    /// length in UTF-8 bytes, which counts toward the dictionary's expanded size.
     @inline(never)
-    private mutating func decodeKey(referencedAt position: Int) throws(PlistError) {
-        let key = try reference(at: position)
-        let isFirstUse = decoded[key] == nil
+    private mutating func decodeKey(referencedAt position: Int) throws(PlistError) -> Int {
+        let key = try lookup.reference(at: position)
+        let isFirstUse = states[key] != .cached
+        let value: PlistValue
         if isFirstUse {
-            let keyStart = try offset(ofObject: key)
+            let keyStart = try lookup.offset(ofObject: key)
             let type = bytes[keyStart] >> 4
             guard type == 0x5 || type == 0x6 || (type == 0x7 && acceptsUTF8Strings) else {
                 throw BinaryTrailer.error(
                     .badKey, at: position, "dictionary key object \(key) is not a string (marker \(hex(bytes[keyStart])))")
             }
+            // A string object is either cached or unseen: strings are kept once decoded.
+            try countValues(1, at: keyStart)
+            noteWalkLeaf(key)
+            value = try firstScalar(key, at: keyStart)
+        } else {
+            noteWalkLeaf(key)
+            value = decoded[key]
         }
-        var noFrames: [Frame] = []
-        guard case .string(let text)? = try begin(key, referencedAt: position, stack: &noFrames) else {
+        guard case .string(let text) = value else {
             throw BinaryTrailer.error(.badKey, at: position, "dictionary key object \(key) is not a string")
         }
         // An object first decoded as a value (a string shared with a key) is a key's first use
@@ -418,26 +468,31 @@ struct BinaryObjectScanner {
         if keepsLayout && (isFirstUse || keyTexts[UInt32(truncatingIfNeeded: key)] == nil) {
             keyTexts[UInt32(truncatingIfNeeded: key)] = text
         }
+        return text.utf8.count
     }
 
     /// Throws when a subtree expands past ``PlistLimits/maxExpandedValues`` or
     /// ``PlistLimits/maxDecodedBytes``; checked as each container completes, so a file of shared
     /// references fails as soon as the expansion it describes passes a limit.
+    @inline(__always)
     private func checkExpansion(_ size: ExpandedSize, at position: Int) throws(PlistError) {
-        if let exceeded = size.exceeded(limits) {
-            throw BinaryTrailer.error(exceeded.code, at: position, limits.message(exceeding: exceeded))
-        }
+        if let exceeded = size.exceeded(limits) { throw Self.limitError(exceeded, limits, at: position) }
     }
 
+    @inline(__always)
     private mutating func countValues(_ count: Int, at position: Int) throws(PlistError) {
         valueCount += count
-        guard valueCount <= limits.maxValues else {
-            throw BinaryTrailer.error(.sizeLimit, at: position, limits.message(exceeding: .values))
-        }
+        guard valueCount <= limits.maxValues else { throw Self.limitError(.values, limits, at: position) }
+    }
+
+    @inline(never)
+    private static func limitError(_ limit: PlistLimit, _ limits: PlistLimits, at position: Int) -> PlistError {
+        BinaryTrailer.error(limit.code, at: position, limits.message(exceeding: limit))
     }
 
     /// A big-endian UTF-16 string of `units` code units; unpaired surrogates are an error.
-    private func utf16String(at start: Int, units: Int) throws(PlistError) -> String {
+    /// Static, so that the mutating caller does not copy the scanner to call it.
+    private static func utf16String(_ bytes: UnsafeRawBufferPointer, at start: Int, units: Int) throws(PlistError) -> String {
         let codeUnits = BigEndianUTF16(bytes: bytes, start: start, count: units)
         var i = 0
         while i < units {

@@ -46,11 +46,12 @@ public struct BinaryPlistReader: Sendable {
     /// Only reachable objects whose marker some orphan shares are measured and hashed, so a file
     /// without orphans (the common case) costs one pass over the decoded flags.
     private static func orphanCopies(_ scanner: BinaryObjectScanner) -> ([BinaryLayout.OrphanCopy], Int) {
-        let orphans = scanner.decoded.indices.filter { scanner.decoded[$0] == nil }
+        let objects = 0..<scanner.trailer.objectCount
+        let orphans = objects.filter { !scanner.isReached($0) }
         guard !orphans.isEmpty else { return ([], 0) }
         let bytes = scanner.bytes
         func slice(_ index: Int) -> UnsafeRawBufferPointer? {
-            guard let start = try? scanner.offset(ofObject: index),
+            guard let start = try? scanner.lookup.offset(ofObject: index),
                 let length = objectLength(bytes, at: start, end: scanner.trailer.offsetTableOffset,
                                           refSize: scanner.trailer.objectRefSize)
             else { return nil }
@@ -65,8 +66,8 @@ public struct BinaryPlistReader: Sendable {
             orphanSlices.append((orphan, s))
         }
         var firstByContent: [RawBytesKey: Int] = [:]
-        for index in scanner.decoded.indices where scanner.decoded[index] != nil {
-            guard let start = try? scanner.offset(ofObject: index), orphanMarkers.contains(bytes[start]),
+        for index in objects where scanner.isReached(index) {
+            guard let start = try? scanner.lookup.offset(ofObject: index), orphanMarkers.contains(bytes[start]),
                 let s = slice(index)
             else { continue }
             let key = RawBytesKey(bytes: s)

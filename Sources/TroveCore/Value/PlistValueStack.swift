@@ -1,0 +1,70 @@
+/// The values a reader has finished but not yet placed in their container: the children of every
+/// open container, innermost last.
+///
+/// A reader pushes each finished child here and, when a container closes, moves its children out
+/// in one step. Moving (rather than copying a slice and then truncating) leaves every child's
+/// reference count untouched, and one buffer shared by all open containers means no container
+/// grows an array of its own element by element.
+///
+/// Invariant: the first `count` slots of `base` are initialized and nothing past them is. The
+/// type is non-copyable, so exactly one owner deinitializes them, also when a read throws midway.
+struct PlistValueStack: ~Copyable {
+    private var base: UnsafeMutablePointer<PlistValue>
+    private var capacity: Int
+    /// The number of values on the stack.
+    private(set) var count = 0
+
+    init(capacity: Int = 64) {
+        self.capacity = Swift.max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    @inline(__always)
+    mutating func push(_ value: consuming PlistValue) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: value)
+        count += 1
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        let larger = capacity * 2
+        let moved = UnsafeMutablePointer<PlistValue>.allocate(capacity: larger)
+        moved.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = larger
+    }
+
+    /// Moves the values from position `start` to the top into a new array, in order, and removes
+    /// them from the stack.
+    mutating func popArray(from start: Int) -> [PlistValue] {
+        let n = count - start
+        guard n > 0 else { return [] }
+        // `reserveCapacity` and `append` are specialized for `PlistValue`; building the array
+        // with `init(unsafeUninitializedCapacity:)` instead goes through the runtime's generic
+        // path and its metadata lookups, which cost more than the appends.
+        var array: [PlistValue] = []
+        array.reserveCapacity(n)
+        count = start
+        for i in 0..<n { array.append((base + start + i).move()) }
+        return array
+    }
+
+    /// Removes the values from position `start` to the top, handing each to `body` in order with
+    /// its position relative to `start`. `body` must not throw or touch the stack: the values are
+    /// moved out as they are handed over.
+    mutating func popEach(from start: Int, _ body: (Int, consuming PlistValue) -> Void) {
+        let n = count - start
+        guard n > 0 else { return }
+        // The stack forgets the values first, so that a value handed over is never also
+        // deinitialized by the stack.
+        count = start
+        for i in 0..<n { body(i, (base + start + i).move()) }
+    }
+}
