@@ -83,6 +83,58 @@ struct BinaryReaderMarkerTests {
         #expect(try readBinary(single([0x63, 0xD8, 0x3D, 0xDE, 0x00, 0x00, 0xE9])).value == .string("😀é"))
     }
 
+    @Test("UTF-16 string objects decode as the standard library decodes them; an unpaired surrogate is an error at its offset")
+    func utf16StringsMatchTheStandardLibrary() throws {
+        // Units drawn to hit every UTF-8 length (1, 2, 3 and 4 bytes) and, now and then, a
+        // surrogate without its partner.
+        let pools: [ClosedRange<UInt16>] = [0x0000...0x007F, 0x0080...0x07FF, 0x0800...0xD7FF, 0xE000...0xFFFF]
+        var generator = SplitMix(seed: 0x5EED_0016)
+        var decoded = 0, refused = 0
+        for round in 0..<4_000 {
+            var units: [UInt16] = []
+            for _ in 0..<Int.random(in: 1...40, using: &generator) {
+                switch Int.random(in: 0..<100, using: &generator) {
+                case 0..<8:
+                    units += [UInt16.random(in: 0xD800...0xDBFF, using: &generator), UInt16.random(in: 0xDC00...0xDFFF, using: &generator)]
+                case 8 where round % 3 == 0:
+                    units.append(UInt16.random(in: 0xD800...0xDFFF, using: &generator))
+                default:
+                    units.append(UInt16.random(in: pools.randomElement(using: &generator)!, using: &generator))
+                }
+            }
+            var object: [UInt8] = units.count < 15 ? [0x60 | UInt8(units.count)] : [0x6F, 0x11, UInt8(units.count >> 8), UInt8(units.count & 0xFF)]
+            let payload = 8 + object.count
+            for unit in units { object += [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
+            let expected = Self.firstUnpaired(units)
+            do {
+                let value = try readBinary(single(object)).value
+                #expect(expected == nil, "accepted an unpaired surrogate at unit \(expected ?? -1): \(units)")
+                #expect(value == .string(String(decoding: units, as: UTF16.self)), "\(units)")
+                decoded += 1
+            } catch {
+                #expect(error.code == .badString)
+                #expect(error.location == .byteOffset(payload + 2 * (expected ?? -1)), "\(units)")
+                refused += 1
+            }
+        }
+        #expect(decoded > 1_000 && refused > 100, "decoded \(decoded), refused \(refused)")
+    }
+
+    /// The index of the first surrogate that is not part of a high-low pair, if any.
+    private static func firstUnpaired(_ units: [UInt16]) -> Int? {
+        var i = 0
+        while i < units.count {
+            let u = units[i]
+            if u & 0xF800 == 0xD800 {
+                guard u < 0xDC00, i + 1 < units.count, units[i + 1] & 0xFC00 == 0xDC00 else { return i }
+                i += 2
+            } else {
+                i += 1
+            }
+        }
+        return nil
+    }
+
     @Test("bytes above 0x7F in ASCII string objects read as Latin-1, as CoreFoundation reads them, and are kept")
     func latin1InASCIIStrings() throws {
         let file = single([0x53, 0x41, 0xE9, 0xFF])

@@ -156,7 +156,7 @@ struct BinaryObjectScanner {
         case .scalar:
             noteWalkLeaf(index)
             deliveredSize = ExpandedSize()
-            return try decodeScalar(index, at: try lookup.offset(ofObject: index))
+            return try scalar(index, at: try lookup.offset(ofObject: index))
         case .open:
             throw Self.cycleError(index, at: position)
         case .unseen:
@@ -199,7 +199,7 @@ struct BinaryObjectScanner {
 
     /// Decodes a scalar met for the first time, and keeps it when it owns storage.
     private mutating func firstScalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
-        let value = try decodeScalar(index, at: start)
+        let value = try scalar(index, at: start)
         switch value {
         case .string, .data:
             states[index] = .cached
@@ -212,6 +212,22 @@ struct BinaryObjectScanner {
             deliveredSize = ExpandedSize()
         }
         return value
+    }
+
+    /// Decodes a scalar, taking integers of 1 to 8 bytes (most of the objects in a typical
+    /// file) inline and everything else, errors included, through ``decodeScalar(_:at:)``.
+    @inline(__always)
+    private mutating func scalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
+        let marker = bytes[start]
+        if marker & 0xFC == 0x10 {
+            let width = 1 << Int(marker & 0x03)
+            if width < areaEnd - start {
+                if keepsLayout { note(index, marker: marker) }
+                let raw = bytes.loadBigEndian(at: start + 1, width: width)
+                return .integer(width == 8 ? PlistInteger(Int64(bitPattern: raw)) : PlistInteger(raw))
+            }
+        }
+        return try decodeScalar(index, at: start)
     }
 
     @inline(__always)
@@ -493,21 +509,53 @@ struct BinaryObjectScanner {
     /// A big-endian UTF-16 string of `units` code units; unpaired surrogates are an error.
     /// Static, so that the mutating caller does not copy the scanner to call it.
     private static func utf16String(_ bytes: UnsafeRawBufferPointer, at start: Int, units: Int) throws(PlistError) -> String {
-        let codeUnits = BigEndianUTF16(bytes: bytes, start: start, count: units)
-        var i = 0
-        while i < units {
-            let unit = codeUnits[i]
-            if unit & 0xF800 == 0xD800 {
-                guard unit < 0xDC00, i + 1 < units, codeUnits[i + 1] & 0xFC00 == 0xDC00 else {
-                    throw BinaryTrailer.error(
-                        .badString, at: start + 2 * i, "unpaired UTF-16 surrogate \(hex16(unit)) in a string")
+        // Transcoded to UTF-8 here in one pass that also checks the surrogates: the standard
+        // library's UTF-16 decoding of a collection that is not contiguous `UInt16` storage takes
+        // a generic path several times slower. A code unit takes at most 3 UTF-8 bytes (a
+        // surrogate pair, two units, takes 4), and `units` is bounded by the file's size.
+        var unpaired: Int?
+        let text = String(unsafeUninitializedCapacity: units * 3) { out in
+            @inline(__always) func unit(_ k: Int) -> UInt32 {
+                UInt32(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 2 * k, as: UInt16.self)))
+            }
+            var o = 0
+            var i = 0
+            while i < units {
+                let u = unit(i)
+                if u < 0x80 {
+                    out[o] = UInt8(truncatingIfNeeded: u)
+                    o += 1
+                } else if u < 0x800 {
+                    out[o] = UInt8(truncatingIfNeeded: 0xC0 | u >> 6)
+                    out[o + 1] = UInt8(truncatingIfNeeded: 0x80 | u & 0x3F)
+                    o += 2
+                } else if u & 0xF800 != 0xD800 {
+                    out[o] = UInt8(truncatingIfNeeded: 0xE0 | u >> 12)
+                    out[o + 1] = UInt8(truncatingIfNeeded: 0x80 | u >> 6 & 0x3F)
+                    out[o + 2] = UInt8(truncatingIfNeeded: 0x80 | u & 0x3F)
+                    o += 3
+                } else {
+                    guard u < 0xDC00, i + 1 < units, unit(i + 1) & 0xFC00 == 0xDC00 else {
+                        unpaired = i
+                        return 0
+                    }
+                    let scalar = 0x10000 + ((u - 0xD800) << 10 | (unit(i + 1) - 0xDC00))
+                    out[o] = UInt8(truncatingIfNeeded: 0xF0 | scalar >> 18)
+                    out[o + 1] = UInt8(truncatingIfNeeded: 0x80 | scalar >> 12 & 0x3F)
+                    out[o + 2] = UInt8(truncatingIfNeeded: 0x80 | scalar >> 6 & 0x3F)
+                    out[o + 3] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
+                    o += 4
+                    i += 1
                 }
-                i += 2
-            } else {
                 i += 1
             }
+            return o
         }
-        return String(decoding: codeUnits, as: UTF16.self)
+        if let i = unpaired {
+            let u = UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 2 * i, as: UInt16.self))
+            throw BinaryTrailer.error(.badString, at: start + 2 * i, "unpaired UTF-16 surrogate \(hex16(u)) in a string")
+        }
+        return text
     }
 }
 
@@ -531,21 +579,6 @@ extension BinaryObjectScanner {
         var scalars = String.UnicodeScalarView()
         for byte in slice { scalars.append(Unicode.Scalar(byte)) }
         return (String(scalars), true)
-    }
-}
-
-/// The code units of a big-endian UTF-16 string inside the input buffer, read in place.
-struct BigEndianUTF16: RandomAccessCollection {
-    let bytes: UnsafeRawBufferPointer
-    let start: Int
-    let count: Int
-
-    var startIndex: Int { 0 }
-    var endIndex: Int { count }
-
-    @inline(__always)
-    subscript(position: Int) -> UInt16 {
-        UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 2 * position, as: UInt16.self))
     }
 }
 
