@@ -157,9 +157,30 @@ struct BinaryObjectEncoder {
         }
     }
 
+    /// Writes a container's references in one pass over storage grown once, rather than one
+    /// `append(contentsOf:)` of a few bytes per reference.
     private mutating func appendReferences(_ planned: BinaryObjectPlanner.Slot) {
-        for child in children[planned.childStart..<planned.childStart + planned.childCount] {
-            appendBigEndian(UInt64(objectIndex[child]), width: refSize)
+        let count = planned.childCount
+        guard count > 0 else { return }
+        let start = out.count
+        let width = refSize
+        out.append(contentsOf: repeatElement(0, count: count * width))
+        children.withUnsafeBufferPointer { children in
+            objectIndex.withUnsafeBufferPointer { objectIndex in
+                out.withUnsafeMutableBufferPointer { out in
+                    var position = start
+                    for k in planned.childStart..<planned.childStart + count {
+                        var value = UInt64(objectIndex[children[k]])
+                        var byte = position + width
+                        while byte > position {
+                            byte -= 1
+                            out[byte] = UInt8(truncatingIfNeeded: value)
+                            value >>= 8
+                        }
+                        position += width
+                    }
+                }
+            }
         }
     }
 
@@ -276,8 +297,10 @@ struct BinaryObjectEncoder {
     /// The low `width` bytes of `value`, most significant first; `width` is at most 8.
     @inline(__always)
     private mutating func appendBigEndian(_ value: UInt64, width: Int) {
-        withUnsafeBytes(of: value.bigEndian) { big in
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: big[(8 - width)...]))
+        var shift = (width - 1) * 8
+        while shift >= 0 {
+            out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            shift -= 8
         }
     }
 }
