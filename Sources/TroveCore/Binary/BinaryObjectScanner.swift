@@ -37,6 +37,9 @@ struct BinaryObjectScanner {
     private(set) var int128HighWords: [UInt32: UInt64] = [:]
     /// The text of every object used as a dictionary key.
     private(set) var keyTexts: [UInt32: String] = [:]
+    /// Whether `keyTexts` holds an object's text yet, by index: a flag per object is cheaper to
+    /// ask on every key reference than the dictionary.
+    private var keyTextNoted: [Bool] = []
     /// Dictionaries with repeated keys, by walk position.
     private(set) var repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys] = [:]
 
@@ -69,6 +72,7 @@ struct BinaryObjectScanner {
         expandedSizes = Array(repeating: ExpandedSize(), count: trailer.objectCount)
         if keepsLayout {
             encodings = Array(repeating: BinaryLayout.EncodingNote(marker: 0), count: trailer.objectCount)
+            keyTextNoted = Array(repeating: false, count: trailer.objectCount)
             // Every object met makes at least one walk entry; shared ones make more.
             walkObjects.reserveCapacity(trailer.objectCount)
             walkExtents.reserveCapacity(trailer.objectCount)
@@ -479,9 +483,10 @@ struct BinaryObjectScanner {
         guard case .string(let text) = value else {
             throw BinaryTrailer.error(.badKey, at: position, "dictionary key object \(key) is not a string")
         }
-        // An object first decoded as a value (a string shared with a key) is a key's first use
-        // too; without its text the writer cannot match the entry to its notes.
-        if keepsLayout && (isFirstUse || keyTexts[UInt32(truncatingIfNeeded: key)] == nil) {
+        // The first use as a key records the text, also for an object first decoded as a value
+        // (a string shared with a key): without it the writer cannot match the entry to its notes.
+        if keepsLayout && !keyTextNoted[key] {
+            keyTextNoted[key] = true
             keyTexts[UInt32(truncatingIfNeeded: key)] = text
         }
         return text.utf8.count
