@@ -118,6 +118,29 @@ struct XMLErrorTests {
         #expect(XMLTestSupport.error(reading: unclosed)?.code == .depthLimit)
     }
 
+    /// Verdicts of the toolchain's plutil (CoreFoundation's parser) on each document.
+    @Test("a DOCTYPE counts only before the root: inside it is an error, after it nothing is read", arguments: [
+        // Inside a string, a non-plain DOCTYPE was once blanked out and the string read without it.
+        ("<plist><string>x<!DOCTYPE\n</p>y</string></plist>", false),
+        ("<plist><dict><key>a</key><string>x<!DOCTYPE\n</p>y</string></dict></plist>", false),
+        ("<plist><!DOCTYPE\n</p><string>a</string></plist>", false),
+        ("<plist><!DOCTYPE plist><string>a</string></plist>", false),
+        ("<plist><string>a</string><!DOCTYPE x [ ]></plist>", false),
+        // CF stops at the end of the root element, so what follows it cannot be wrong.
+        ("<plist><string>a</string></plist><!DOCTYPE x [ ]>", true),
+        ("<plist><string>a</string></plist><!DOCTYPE\n</p>", true),
+        // Before the root, CF skips a DOCTYPE up to its first `>`.
+        ("<!DOCTYPE\nfoo \"x><plist><string>a</string></plist>", true),
+    ])
+    func doctypePosition(document: String, accepted: Bool) {
+        let error = XMLTestSupport.error(reading: document)
+        if accepted {
+            #expect(error == nil, "\(document): \(error.map(String.init(describing:)) ?? "")")
+        } else {
+            #expect(error?.format == .xml, "\(document) was accepted")
+        }
+    }
+
     @Test("entity declarations are refused: billion laughs and external entities do nothing")
     func entityAttacks() {
         let laughs = """

@@ -9,7 +9,9 @@ import Foundation
 /// finds tags and DOCTYPEs that libxml2 would not read the CF way and blanks their extra text
 /// with spaces (the byte count stays the same, so line and column numbers still hold). It also
 /// refuses DOCTYPE internal subsets, which CF rejects and which are the only way to declare
-/// entities (no entity expansion can then happen at all). Nothing is copied unless a rewrite is
+/// entities (no entity expansion can then happen at all). Only markup before the root element
+/// is taken for a DOCTYPE: `<!DOCTYPE` inside the root is an error for CF, and is left for
+/// libxml2 to refuse. Nothing is copied unless a rewrite is
 /// needed, which is never the case for files Apple writes.
 ///
 /// It also protects characters XML would change or refuse but CF keeps: a carriage return in
@@ -53,7 +55,10 @@ struct XMLMarkupPrescan {
                     i = Self.find(b, "-->", from: i + 3).map { $0 + 3 } ?? n
                 } else if Self.matches(b, "![CDATA[", at: i) {
                     i = Self.find(b, "]]>", from: i + 8).map { $0 + 3 } ?? n
-                } else if Self.matches(b, "!DOCTYPE", at: i) {
+                } else if !insideRoot, Self.matches(b, "!DOCTYPE", at: i) {
+                    // Only before the root element is this a DOCTYPE. Inside it CF refuses any
+                    // `<!` that opens neither a comment nor a CDATA section, and so does libxml2
+                    // when it is left alone; after the root CF reads nothing at all.
                     let end = Self.find(b, ">", from: i) ?? n
                     if let bracket = Self.find(b, "[", from: i), bracket < end {
                         let (line, column) = Self.lineColumn(b, offset: bracket)
