@@ -9,9 +9,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Deeply nested values through every operation: equality, hashing and description are
-/// iterative, readers and writers stop at the depth limit, and the depth ceiling keeps what does
-/// recurse (Swift's release of nested enums, the text writers) inside a 512 KB thread stack.
+/// Deeply nested values through every operation: equality, hashing, description, every reader
+/// (the XML layout scan included) and every writer are iterative, readers and writers stop at the
+/// depth limit, and the depth ceiling keeps the one thing that does recurse (Swift's release of
+/// nested enums) inside a 512 KB thread stack.
 @Suite("Deep values")
 struct DeepValueTests {
     /// The smallest thread stack the library promises to work on: Foundation's default for
@@ -39,14 +40,10 @@ struct DeepValueTests {
         #expect(outcome.failures() == [])
     }
 
-    /// The stack the recursive code gets in these tests: the text writers and the XML layout
-    /// scanner recurse once per level, at up to about 7.5 KB a level in a debug build.
-    static let writerStack = 16 << 20
-
     @Test("writers refuse 100,000 levels with a depth error")
     func writersStopAtTheLimit() {
         let outcome = DeepOutcome()
-        runOnThread(stackSize: Self.writerStack) {
+        runOnThread(stackSize: Self.smallStack) {
             let deep = nestedArrays(100_000, seed: "x")
             for format in PlistFormat.allCases {
                 do throws(PlistError) {
@@ -57,21 +54,23 @@ struct DeepValueTests {
                     outcome.record("\(format) names the limit", error.message.contains("PlistLimits.maxDepth"))
                 }
             }
+            for (language, write) in literalWriters(maxDepth: PlistLimits.default.maxDepth) {
+                do throws(PlistError) {
+                    _ = try write(deep)
+                    outcome.record("\(language) wrote", false)
+                } catch {
+                    outcome.record("\(language) code", error.code == .depthLimit)
+                }
+            }
             dismantle(consume deep)
         }
         #expect(outcome.failures() == [])
     }
 
-    @Test("a value at the depth ceiling is read, compared, hashed, described and released on a 512 KB stack")
+    @Test("a value at the depth ceiling is written, read, compared, hashed, described and released on a 512 KB stack")
     func ceilingDepthOnSmallStack() throws {
         let depth = PlistLimits.depthCeiling
         let limits = PlistLimits(maxDepth: depth)
-        // Written beforehand on a large stack: the text writers recurse.
-        let files = WrittenFiles()
-        runOnThread(stackSize: Self.writerStack) {
-            let value = nestedArrays(depth - 1, seed: .dictionary(["k": "v"]))
-            for format in PlistFormat.allCases { files.add(format, try? Plist.write(value, as: format, limits: limits)) }
-        }
         let outcome = DeepOutcome()
         runOnThread(stackSize: Self.smallStack) {
             // A dictionary in the middle exercises both container kinds.
@@ -81,16 +80,18 @@ struct DeepValueTests {
             outcome.record("hash", value.hashValue == copy.hashValue)
             outcome.record("description", value.description.count > 2 * depth)
             for format in PlistFormat.allCases {
-                guard let bytes = files.bytes(format) else {
+                guard let bytes = try? Plist.write(value, as: format, limits: limits) else {
                     outcome.record("\(format) was not written", false)
                     continue
                 }
-                // Without layout notes: the XML layout scanner recurses (see writerStack).
-                let options = PlistReadOptions(limits: limits, keepsLayout: false)
-                do throws(PlistError) {
-                    outcome.record("\(format) reads back", try Plist.read(bytes, options: options).value == value)
-                } catch {
-                    outcome.record("\(format): \(error)", false)
+                for keepsLayout in [false, true] {
+                    let options = PlistReadOptions(limits: limits, keepsLayout: keepsLayout)
+                    do throws(PlistError) {
+                        let document = try Plist.read(bytes, options: options)
+                        outcome.record("\(format) reads back (layout: \(keepsLayout))", document.value == value)
+                    } catch {
+                        outcome.record("\(format) (layout: \(keepsLayout)): \(error)", false)
+                    }
                 }
                 do throws(PlistError) {
                     _ = try Plist.read(bytes, options: PlistReadOptions(limits: PlistLimits(maxDepth: depth - 1)))
@@ -109,7 +110,7 @@ struct DeepValueTests {
         let depth = PlistLimits.depthCeiling
         let limits = PlistLimits(maxDepth: depth)
         let outcome = DeepOutcome()
-        runOnThread(stackSize: Self.writerStack) {
+        runOnThread(stackSize: Self.smallStack) {
             let value = nestedArrays(depth - 1, seed: .dictionary(["k": "v"]))
             for format in PlistFormat.allCases {
                 do throws(PlistError) {
@@ -130,6 +131,49 @@ struct DeepValueTests {
             }
         }
         #expect(outcome.failures() == [])
+    }
+
+    @Test("the Swift and Objective-C literal writers lay out a value at the depth ceiling on a 512 KB stack")
+    func ceilingDepthThroughLiteralWriters() {
+        let depth = PlistLimits.depthCeiling
+        let outcome = DeepOutcome()
+        runOnThread(stackSize: Self.smallStack) {
+            // depth - 1 arrays around a dictionary: `depth` levels of containers.
+            let value = nestedArrays(depth - 1, seed: .dictionary(["k": "v"]))
+            for (language, write) in literalWriters(maxDepth: depth) {
+                do throws(PlistError) {
+                    let text = try write(value)
+                    outcome.record("\(language) layout", text.contains(expectedLiteral(language, depth: depth)))
+                } catch {
+                    outcome.record("\(language): \(error)", false)
+                }
+                do throws(PlistError) {
+                    _ = try write(.array([value]))
+                    outcome.record("\(language) wrote past the limit", false)
+                } catch {
+                    outcome.record("\(language) depth error", error.code == .depthLimit)
+                }
+            }
+        }
+        #expect(outcome.failures() == [])
+    }
+
+    /// The literal plutil writes for `depth - 1` nested arrays around `{"k": "v"}`, spelled
+    /// independently of the writers: one container per line, four spaces per level.
+    private func expectedLiteral(_ language: PlistSourceLanguage, depth: Int) -> String {
+        let objc = language == .objc
+        let indent = { (level: Int) in String(repeating: "    ", count: level) }
+        var text = ""
+        for level in 0..<depth {
+            let isDictionary = level == depth - 1
+            text += indent(level) + (objc ? (isDictionary ? "@{" : "@[") : "[") + "\n"
+        }
+        text += indent(depth) + (objc ? "@\"k\" : @\"v\"" : "\"k\" : \"v\"") + ",\n"
+        for level in (0..<depth).reversed() {
+            let isDictionary = level == depth - 1
+            text += indent(level) + (objc && isDictionary ? "}" : "]") + (level > 0 ? ",\n" : "")
+        }
+        return text
     }
 
     @Test("no configuration raises maxDepth past the ceiling")
@@ -174,6 +218,9 @@ struct DeepValueTests {
         for format in PlistFormat.allCases {
             perLevel("write \(format)") { value in _ = try? Plist.write(value, as: format, limits: limits) }
         }
+        for (language, write) in literalWriters(maxDepth: limits.maxDepth) {
+            perLevel("write \(language)") { value in _ = try? write(value) }
+        }
         for format in PlistFormat.allCases {
             let low = try Plist.write(nestedArrays(shallow, seed: "x"), as: format, limits: limits)
             let high = try Plist.write(nestedArrays(deep, seed: "x"), as: format, limits: limits)
@@ -191,14 +238,15 @@ struct DeepValueTests {
         let report = costs.sorted { $0.key < $1.key }.map { "\($0.key): \(Int($0.value.rounded())) B/level" }
             .joined(separator: ", ")
         print("stack cost per level of nesting: \(report)")
-        // Everything but the text writers and the XML layout scanner (which recurse, with a depth
-        // check per level) must fit the ceiling's worst case plus 128 KB for the caller's own
-        // frames into a 512 KB stack.
-        let bounded = costs.filter { !$0.key.hasPrefix("write") && $0.key != "read xml1 with layout" }
-        let worst = bounded.values.max() ?? 0
+        // Everything must fit the ceiling's worst case plus 128 KB for the caller's own frames
+        // into a 512 KB stack, and everything but the release (Swift's, recursive) must not grow
+        // the stack with depth at all.
+        let worst = costs.values.max() ?? 0
         #expect(worst * Double(PlistLimits.depthCeiling) + 128 * 1024 <= Double(Self.smallStack), "\(report)")
-        for name in ["==", "hash", "description", "read binary1", "read xml1", "read openstep", "read json"] {
-            #expect((costs[name] ?? .infinity) < 8, "\(name) should not grow the stack per level: \(report)")
+        // release, ==, hash, description, two literal writers, and a write and two reads per format.
+        #expect(costs.count == 6 + 3 * PlistFormat.allCases.count, "\(report)")
+        for (name, cost) in costs where name != "release" {
+            #expect(cost < 8, "\(name) should not grow the stack per level: \(report)")
         }
     }
 }
@@ -220,6 +268,23 @@ func nestedDictionaries(_ depth: Int) -> PlistValue {
     return value
 }
 
+/// Each source-code literal writer, as a function of the value, refusing nesting past `maxDepth`.
+func literalWriters(maxDepth: Int) -> [(PlistSourceLanguage, @Sendable (PlistValue) throws(PlistError) -> String)] {
+    PlistSourceLanguage.allCases.map { language in
+        switch language {
+        case .swift:
+            return (language, { value throws(PlistError) in
+                try SwiftLiteralWriter(sourcePath: "Deep.plist", maxDepth: maxDepth).write(value)
+            })
+        case .objc:
+            return (language, { value throws(PlistError) in
+                let writer = ObjCLiteralWriter(sourcePath: "Deep.plist", outputPath: nil, maxDepth: maxDepth)
+                return try writer.implementation(value)
+            })
+        }
+    }
+}
+
 /// Releases a deeply nested value one level at a time, so that no release recurses.
 func dismantle(_ value: consuming PlistValue) {
     var current: PlistValue? = consume value
@@ -229,24 +294,6 @@ func dismantle(_ value: consuming PlistValue) {
         case .dictionary(let entries): current = entries.values.first
         default: current = nil
         }
-    }
-}
-
-/// Files written on one thread for another.
-final class WrittenFiles: @unchecked Sendable {
-    private let lock = NSLock()
-    private var files: [PlistFormat: Data] = [:]
-
-    func add(_ format: PlistFormat, _ bytes: Data?) {
-        lock.lock()
-        defer { lock.unlock() }
-        files[format] = bytes
-    }
-
-    func bytes(_ format: PlistFormat) -> Data? {
-        lock.lock()
-        defer { lock.unlock() }
-        return files[format]
     }
 }
 

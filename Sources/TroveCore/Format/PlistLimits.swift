@@ -11,13 +11,11 @@
 public struct PlistLimits: Sendable, Hashable {
     /// The highest ``maxDepth`` any configuration may set.
     ///
-    /// Readers and `==`, `hash` and `description` use no stack per level, but releasing a nested
-    /// value does: Swift destroys an array of enums recursively, at about 224 bytes of stack per
-    /// level in a debug build (measured by `DeepValueTests`). 1,024 levels therefore need about
-    /// 224 KB, well inside 512 KB, Foundation's default stack for secondary threads, so no
-    /// setting lets a document drive its own release into a stack overflow. The XML, OpenStep and
-    /// JSON writers and the XML layout scanner recurse too, at a few KB per level in a debug
-    /// build; Formats.md ("Limits and security") lists what they need.
+    /// Readers, writers, `==`, `hash` and `description` use no stack per level, but releasing a
+    /// nested value does: Swift destroys an array of enums recursively, at about 224 bytes of
+    /// stack per level in a debug build (measured by `DeepValueTests`). 1,024 levels therefore
+    /// need about 224 KB, well inside 512 KB, Foundation's default stack for secondary threads, so
+    /// no setting lets a document drive its own release into a stack overflow.
     public static let depthCeiling = 1_024
 
     /// The deepest nesting of arrays and dictionaries accepted, from 0 to ``depthCeiling``;

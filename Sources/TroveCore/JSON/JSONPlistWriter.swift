@@ -74,12 +74,17 @@ public struct JSONPlistWriter: Sendable {
         }
         var output = JSONOutput(options: options, maxDepth: maxDepth)
         output.meter = LimitMeter(limits: limits)
-        try output.write(value, depth: 0, path: [])
+        try output.write(value)
         return output.bytes
     }
 }
 
 /// The text being written.
+///
+/// Nesting is walked with an explicit stack of open containers, never by recursion, so a value
+/// at the depth ceiling fits a small thread stack. The stack is a local of `write(_:)`'s loop,
+/// which lends each child to `writeNode(_:in:)` straight from it; it also gives the key path
+/// of an error.
 private struct JSONOutput {
     let pretty: Bool
     let sorted: Bool
@@ -94,9 +99,43 @@ private struct JSONOutput {
         self.maxDepth = maxDepth
     }
 
-    mutating func write(_ value: PlistValue, depth: Int, path: [String]) throws(PlistError) {
+    mutating func write(_ root: PlistValue) throws(PlistError) {
+        // The containers whose opening bracket is written and whose closing one is not,
+        // outermost first; the depth of each is its position.
+        var open: [PlistContainerCursor] = []
+        if let opened = try writeNode(root, in: open) { open.append(opened) }
+        while let top = open.indices.last {
+            let index = open[top].next
+            guard let position = open[top].advance() else {
+                let container = open.removeLast()
+                if pretty {
+                    bytes.append(contentsOf: (container.count == 0 ? "\n\n" : "\n").utf8)
+                    writeIndent(top)
+                }
+                bytes.append(UInt8(ascii: container.isDictionary ? "}" : "]"))
+                continue
+            }
+            // Elements are separated by commas and, when pretty, each put on its own line.
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if pretty {
+                bytes.append(0x0A)
+                writeIndent(top + 1)
+            }
+            if open[top].isDictionary {
+                writeString(open[top].keys[position])
+                bytes.append(contentsOf: (pretty ? " : " : ":").utf8)
+            }
+            if let opened = try writeNode(open[top].values[position], in: open) { open.append(opened) }
+        }
+    }
+
+    /// Writes a node below the containers in `open`: a scalar whole, or a container's opening
+    /// bracket, returning the container to be opened.
+    private mutating func writeNode(_ value: PlistValue, in open: [PlistContainerCursor]) throws(PlistError)
+        -> PlistContainerCursor?
+    {
         if let exceeded = meter.count(value) {
-            throw meter.limits.error(exceeding: exceeded, format: .json, keyPath: PlistKeyPath(components: path))
+            throw meter.limits.error(exceeding: exceeded, format: .json, keyPath: PlistContainerCursor.keyPath(open))
         }
         switch value {
         case .string(let s):
@@ -104,7 +143,7 @@ private struct JSONOutput {
         case .integer(let i):
             bytes.append(contentsOf: i.description.utf8)
         case .real(let r):
-            guard r.value.isFinite else { throw invalid("the real \(r.value)", path) }
+            guard r.value.isFinite else { throw invalid("the real \(r.value)", in: open) }
             var text = r.width == .single ? Float(r.value).description : r.value.description
             if text.hasSuffix(".0") { text.removeLast(2) }
             bytes.append(contentsOf: text.utf8)
@@ -113,73 +152,41 @@ private struct JSONOutput {
         case .null:
             bytes.append(contentsOf: "null".utf8)
         case .date:
-            throw invalid("a date", path)
+            throw invalid("a date", in: open)
         case .data:
-            throw invalid("data", path)
+            throw invalid("data", in: open)
         case .uid:
-            throw invalid("a UID", path)
+            throw invalid("a UID", in: open)
         case .array(let items):
-            try checkDepth(depth, path)
+            try checkDepth(open)
             bytes.append(UInt8(ascii: "["))
-            try writeBody(count: items.count, depth: depth) { output, index throws(PlistError) in
-                try output.write(items[index], depth: depth + 1, path: path + [String(index)])
-            }
-            bytes.append(UInt8(ascii: "]"))
+            return PlistContainerCursor(array: items)
         case .dictionary(let dict):
-            try checkDepth(depth, path)
-            let keys = sorted ? JSONKeyOrder.sorted(Array(dict.keys)) : Array(dict.keys)
+            try checkDepth(open)
             bytes.append(UInt8(ascii: "{"))
-            try writeBody(count: keys.count, depth: depth) { output, index throws(PlistError) in
-                let key = keys[index]
-                output.writeString(key)
-                output.bytes.append(contentsOf: (output.pretty ? " : " : ":").utf8)
-                try output.write(dict[key] ?? .null, depth: depth + 1, path: path + [key])
-            }
-            bytes.append(UInt8(ascii: "}"))
+            return sorted
+                ? PlistContainerCursor(dictionary: dict, sortedBy: JSONKeyOrder.self)
+                : PlistContainerCursor(dictionary: dict)
         }
-    }
-
-    /// Writes the elements of a container between its brackets, with separators and, when
-    /// pretty, newlines and indentation.
-    private mutating func writeBody(
-        count: Int, depth: Int, _ element: (inout JSONOutput, Int) throws(PlistError) -> Void
-    ) throws(PlistError) {
-        if count == 0 {
-            if pretty {
-                bytes.append(contentsOf: "\n\n".utf8)
-                writeIndent(depth)
-            }
-            return
-        }
-        for index in 0..<count {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            if pretty {
-                bytes.append(0x0A)
-                writeIndent(depth + 1)
-            }
-            try element(&self, index)
-        }
-        if pretty {
-            bytes.append(0x0A)
-            writeIndent(depth)
-        }
+        return nil
     }
 
     private mutating func writeIndent(_ depth: Int) {
         bytes.append(contentsOf: repeatElement(0x20, count: depth * 2))
     }
 
-    private func checkDepth(_ depth: Int, _ path: [String]) throws(PlistError) {
-        if depth >= maxDepth {
+    /// Refuses a container nested deeper than `maxDepth`, before it is opened.
+    private func checkDepth(_ open: [PlistContainerCursor]) throws(PlistError) {
+        if open.count >= maxDepth {
             throw PlistError(
-                .depthLimit, format: .json, keyPath: PlistKeyPath(components: path),
+                .depthLimit, format: .json, keyPath: PlistContainerCursor.keyPath(open),
                 "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth)")
         }
     }
 
-    private func invalid(_ what: String, _ path: [String]) -> PlistError {
+    private func invalid(_ what: String, in open: [PlistContainerCursor]) -> PlistError {
         PlistError(
-            .unsupportedValue, format: .json, keyPath: PlistKeyPath(components: path),
+            .unsupportedValue, format: .json, keyPath: PlistContainerCursor.keyPath(open),
             "Invalid object in plist for JSON format: \(what) has no JSON form")
     }
 

@@ -82,13 +82,18 @@ public struct OpenStepPlistWriter: Sendable {
     public func write(_ value: PlistValue) throws(PlistError) -> [UInt8] {
         var output = OpenStepOutput(options: options, maxDepth: maxDepth)
         output.meter = LimitMeter(limits: limits)
-        try output.write(value, indent: 0, path: [])
+        try output.write(value)
         output.bytes.append(0x0A)
         return output.bytes
     }
 }
 
 /// The text being written.
+///
+/// Nesting is walked with an explicit stack of open containers, never by recursion, so a value
+/// at the depth ceiling fits a small thread stack. The stack is a local of `write(_:)`'s loop,
+/// which lends each child to `writeNode(_:in:)` straight from it; it also gives the key path
+/// of an error.
 private struct OpenStepOutput {
     let options: OpenStepPlistWriter.Options
     let maxDepth: Int
@@ -101,15 +106,46 @@ private struct OpenStepOutput {
         self.maxDepth = maxDepth
     }
 
-    mutating func write(_ value: PlistValue, indent: Int, path: [String]) throws(PlistError) {
+    mutating func write(_ root: PlistValue) throws(PlistError) {
+        // The containers whose opening bracket is written and whose closing one is not,
+        // outermost first; the indentation of each is its position.
+        var open: [PlistContainerCursor] = []
+        if let opened = try writeNode(root, in: open) { open.append(opened) }
+        while let top = open.indices.last {
+            guard let position = open[top].advance() else {
+                let container = open.removeLast()
+                writeIndent(top)
+                bytes.append(UInt8(ascii: container.isDictionary ? "}" : ")"))
+                endElement(in: open)
+                continue
+            }
+            writeIndent(top + 1)
+            if open[top].isDictionary {
+                writeString(open[top].keys[position])
+                writeRaw(" = ")
+            }
+            if let opened = try writeNode(open[top].values[position], in: open) {
+                open.append(opened)
+            } else {
+                endElement(in: open)
+            }
+        }
+    }
+
+    /// Writes a node below the containers in `open`: a scalar whole, or a container's opening
+    /// bracket, returning the container to be opened.
+    private mutating func writeNode(_ value: PlistValue, in open: [PlistContainerCursor]) throws(PlistError)
+        -> PlistContainerCursor?
+    {
         if let exceeded = meter.count(value) {
-            throw meter.limits.error(exceeding: exceeded, format: .openStep, keyPath: PlistKeyPath(components: path))
+            throw meter.limits.error(
+                exceeding: exceeded, format: .openStep, keyPath: PlistContainerCursor.keyPath(open))
         }
         switch value {
         case .string(let s):
             // Format detection looks at the first bytes: a bare root string starting with
             // `bplist` would be taken for a binary plist, so the root is quoted then.
-            writeString(s, forcingQuotes: path.isEmpty && s.utf8.starts(with: "bplist".utf8))
+            writeString(s, forcingQuotes: open.isEmpty && s.utf8.starts(with: "bplist".utf8))
         case .integer(let i):
             if options.contains(.gnustepTyped) { writeRaw("<*I\(i)>") } else { writeString(i.description) }
         case .real(let r):
@@ -123,47 +159,42 @@ private struct OpenStepOutput {
         case .data(let data):
             writeData(data)
         case .array(let items):
-            try checkDepth(indent, path)
+            try checkDepth(open)
             bytes.append(UInt8(ascii: "("))
             bytes.append(0x0A)
-            for (index, item) in items.enumerated() {
-                writeIndent(indent + 1)
-                try write(item, indent: indent + 1, path: path + [String(index)])
-                bytes.append(UInt8(ascii: ","))
-                bytes.append(0x0A)
-            }
-            writeIndent(indent)
-            bytes.append(UInt8(ascii: ")"))
+            return PlistContainerCursor(array: items)
         case .dictionary(let dict):
-            try checkDepth(indent, path)
-            let entries = options.contains(.sortedKeys) ? dict.sortedByKey() : dict
+            try checkDepth(open)
             bytes.append(UInt8(ascii: "{"))
             bytes.append(0x0A)
-            for (key, item) in entries {
-                writeIndent(indent + 1)
-                writeString(key)
-                writeRaw(" = ")
-                try write(item, indent: indent + 1, path: path + [key])
-                bytes.append(UInt8(ascii: ";"))
-                bytes.append(0x0A)
-            }
-            writeIndent(indent)
-            bytes.append(UInt8(ascii: "}"))
+            return options.contains(.sortedKeys)
+                ? PlistContainerCursor(dictionary: dict, sortedBy: PlistKeyOrder.self)
+                : PlistContainerCursor(dictionary: dict)
         case .uid(let uid):
             throw PlistError(
-                .unsupportedValue, format: .openStep, keyPath: PlistKeyPath(components: path),
+                .unsupportedValue, format: .openStep, keyPath: PlistContainerCursor.keyPath(open),
                 "UID \(uid) has no old-style (OpenStep) form")
         case .null:
             throw PlistError(
-                .unsupportedValue, format: .openStep, keyPath: PlistKeyPath(components: path),
+                .unsupportedValue, format: .openStep, keyPath: PlistContainerCursor.keyPath(open),
                 "null has no old-style (OpenStep) form")
         }
+        return nil
     }
 
-    private func checkDepth(_ indent: Int, _ path: [String]) throws(PlistError) {
-        if indent >= maxDepth {
+    /// Ends a finished element of the innermost container in `open`: `,` after an array element,
+    /// `;` after a dictionary entry, then a newline. The root needs neither.
+    private mutating func endElement(in open: [PlistContainerCursor]) {
+        guard let parent = open.indices.last else { return }
+        bytes.append(UInt8(ascii: open[parent].isDictionary ? ";" : ","))
+        bytes.append(0x0A)
+    }
+
+    /// Refuses a container nested deeper than `maxDepth`, before it is opened.
+    private func checkDepth(_ open: [PlistContainerCursor]) throws(PlistError) {
+        if open.count >= maxDepth {
             throw PlistError(
-                .depthLimit, format: .openStep, keyPath: PlistKeyPath(components: path),
+                .depthLimit, format: .openStep, keyPath: PlistContainerCursor.keyPath(open),
                 "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth)")
         }
     }

@@ -61,7 +61,7 @@ public struct ObjCLiteralWriter: Sendable {
             out += "#import \"\(SourcePathNaming.stem(ofPath: outputPath)).h\"\n\n"
         }
         out += declaration(typeName) + " = "
-        Self.append(value, depth: 0, to: &out)
+        SourceLiteralLayout.append(value, spelledAs: Self.syntax, to: &out)
         out += ";\n"
         return out
     }
@@ -96,37 +96,23 @@ public struct ObjCLiteralWriter: Sendable {
         return out
     }
 
-    /// Appends a value that starts where the text currently ends; containers close at `depth`.
-    private static func append(_ value: PlistValue, depth: Int, to out: inout String) {
-        switch value {
-        case .string(let string):
-            out += "@\"" + SourceLiteralSpelling.escapedText(string) + "\""
-        case .integer(let integer):
-            out += "@" + integer.description
-        case .real(let real):
-            out += "@" + SourceLiteralSpelling.real(real)
-        case .bool(let bool):
-            out += bool ? "@YES" : "@NO"
-        case .array(let items):
-            out += "@[\n"
-            for item in items {
-                out += SourceLiteralSpelling.indentation(depth + 1)
-                append(item, depth: depth + 1, to: &out)
-                out += ",\n"
+    /// Objective-C's spellings: `@`-prefixed literals, `@[...]` and `@{...}`.
+    private static let syntax = SourceLiteralSyntax(
+        arrayOpen: "@[\n", arrayClose: "]", dictionaryOpen: "@{\n", dictionaryClose: "}",
+        appendKey: { key, out in out += "@\"\(key)\" : " },
+        appendScalar: { value, out in
+            switch value {
+            case .string(let string):
+                out += "@\"" + SourceLiteralSpelling.escapedText(string) + "\""
+            case .integer(let integer):
+                out += "@" + integer.description
+            case .real(let real):
+                out += "@" + SourceLiteralSpelling.real(real)
+            case .bool(let bool):
+                out += bool ? "@YES" : "@NO"
+            case .date, .data, .uid, .null, .array, .dictionary:
+                // Refused by validation before anything is written; containers are the layout's.
+                break
             }
-            out += SourceLiteralSpelling.indentation(depth) + "]"
-        case .dictionary(let dictionary):
-            out += "@{\n"
-            for key in SourceLiteralSpelling.sortedKeys(dictionary) {
-                guard let item = dictionary[key] else { continue }
-                out += SourceLiteralSpelling.indentation(depth + 1) + "@\"\(key)\" : "
-                append(item, depth: depth + 1, to: &out)
-                out += ",\n"
-            }
-            out += SourceLiteralSpelling.indentation(depth) + "}"
-        case .date, .data, .uid, .null:
-            // Refused by validation before anything is written.
-            break
-        }
-    }
+        })
 }

@@ -32,12 +32,6 @@ enum SourceLiteralSpelling {
         String(format: "%f", real.value)
     }
 
-    /// Dictionary keys in the order plutil writes them: the same numeric, case-insensitive
-    /// root-locale comparison `plutil -r` sorts JSON keys with.
-    static func sortedKeys(_ dictionary: PlistDictionary) -> [String] {
-        JSONKeyOrder.sorted(Array(dictionary.keys))
-    }
-
     /// True when the values are not all of one kind (as plutil groups them: integers of either
     /// sign are one kind, reals of either width another), so a Swift collection literal needs an
     /// explicit `Any` element type.
@@ -50,49 +44,51 @@ enum SourceLiteralSpelling {
     /// reports for the first value (in the order the literal would list them) that cannot be
     /// written. `rejects` names the kinds the language has no literal for; UIDs and null are
     /// always refused, with plutil's message for them. Nesting deeper than `maxDepth` throws
-    /// ``PlistError/Code/depthLimit`` so that writing can never recurse without bound.
+    /// ``PlistError/Code/depthLimit``, the bound every writer promises.
     static func validate(
         _ value: PlistValue, rejecting rejects: Set<PlistValue.Kind>, message: String, maxDepth: Int
     ) throws(PlistError) {
         // plutil checks the whole tree for values outside the property-list types first, and only
         // then for kinds the language lacks; a file with both gets the first message.
-        if let path = try firstPath(in: value, where: { $0 == .uid || $0 == .null }, depth: 0, maxDepth: maxDepth) {
+        if let path = try firstPath(in: value, where: { $0 == .uid || $0 == .null }, maxDepth: maxDepth) {
             throw PlistError(
-                .unsupportedValue, keyPath: PlistKeyPath(components: path),
+                .unsupportedValue, keyPath: path,
                 "Dictionaries are required to have string keys in property lists")
         }
-        if !rejects.isEmpty,
-           let path = try firstPath(in: value, where: { rejects.contains($0) }, depth: 0, maxDepth: maxDepth) {
-            throw PlistError(.unsupportedValue, keyPath: PlistKeyPath(components: path), message)
+        if !rejects.isEmpty, let path = try firstPath(in: value, where: { rejects.contains($0) }, maxDepth: maxDepth) {
+            throw PlistError(.unsupportedValue, keyPath: path, message)
         }
     }
 
     /// The key path of the first value whose kind satisfies `matches`, visiting dictionaries in
-    /// written (sorted) key order.
+    /// written key order (``SourceLiteralLayout``'s), with an explicit stack of open containers.
     private static func firstPath(
-        in value: PlistValue, where matches: (PlistValue.Kind) -> Bool, depth: Int, maxDepth: Int
-    ) throws(PlistError) -> [String]? {
-        if matches(value.kind) { return [] }
-        switch value {
-        case .array(let items):
-            try checkDepth(depth, maxDepth)
-            for (index, item) in items.enumerated() {
-                if let rest = try firstPath(in: item, where: matches, depth: depth + 1, maxDepth: maxDepth) {
-                    return [String(index)] + rest
+        in root: PlistValue, where matches: (PlistValue.Kind) -> Bool, maxDepth: Int
+    ) throws(PlistError) -> PlistKeyPath? {
+        var open: [PlistContainerCursor] = []
+        var pending: PlistValue? = root
+        while true {
+            if let value = pending {
+                pending = nil
+                if matches(value.kind) { return PlistContainerCursor.keyPath(open) }
+                switch value {
+                case .array(let items):
+                    try checkDepth(open.count, maxDepth)
+                    open.append(PlistContainerCursor(array: items))
+                case .dictionary(let dictionary):
+                    try checkDepth(open.count, maxDepth)
+                    open.append(PlistContainerCursor(dictionary: dictionary, sortedBy: JSONKeyOrder.self))
+                default:
+                    break
                 }
             }
-        case .dictionary(let dictionary):
-            try checkDepth(depth, maxDepth)
-            for key in sortedKeys(dictionary) {
-                guard let item = dictionary[key] else { continue }
-                if let rest = try firstPath(in: item, where: matches, depth: depth + 1, maxDepth: maxDepth) {
-                    return [key] + rest
-                }
+            guard let top = open.indices.last else { return nil }
+            if let position = open[top].advance() {
+                pending = open[top].values[position]
+            } else {
+                open.removeLast()
             }
-        default:
-            break
         }
-        return nil
     }
 
     private static func checkDepth(_ depth: Int, _ maxDepth: Int) throws(PlistError) {

@@ -54,52 +54,38 @@ public struct SwiftLiteralWriter: Sendable {
             break
         }
         out += " = "
-        Self.append(value, depth: 0, to: &out)
+        SourceLiteralLayout.append(value, spelledAs: Self.syntax, to: &out)
         out += "\n"
         return out
     }
 
-    /// Appends a value that starts where the text currently ends; containers close at `depth`.
-    private static func append(_ value: PlistValue, depth: Int, to out: inout String) {
-        switch value {
-        case .string(let string):
-            out += "\""
-            out += SourceLiteralSpelling.escapedText(string).replacingOccurrences(of: "\n", with: "\\n")
-            out += "\""
-        case .integer(let integer):
-            out += integer.description
-        case .real(let real):
-            out += SourceLiteralSpelling.real(real)
-        case .bool(let bool):
-            out += bool ? "true" : "false"
-        case .date(let date):
-            out += "Date(timeIntervalSinceReferenceDate: \(date.secondsSinceReferenceDate))"
-        case .data(let data):
-            out += "Data(bytes: ["
-            for byte in data { out += hexByte(byte) + "," }
-            out += "])"
-        case .array(let items):
-            out += "[\n"
-            for item in items {
-                out += SourceLiteralSpelling.indentation(depth + 1)
-                append(item, depth: depth + 1, to: &out)
-                out += ",\n"
+    /// Swift's spellings: plain brackets for both kinds of collection, unprefixed literals.
+    private static let syntax = SourceLiteralSyntax(
+        arrayOpen: "[\n", arrayClose: "]", dictionaryOpen: "[\n", dictionaryClose: "]",
+        appendKey: { key, out in out += "\"\(key)\" : " },
+        appendScalar: { value, out in
+            switch value {
+            case .string(let string):
+                out += "\""
+                out += SourceLiteralSpelling.escapedText(string).replacingOccurrences(of: "\n", with: "\\n")
+                out += "\""
+            case .integer(let integer):
+                out += integer.description
+            case .real(let real):
+                out += SourceLiteralSpelling.real(real)
+            case .bool(let bool):
+                out += bool ? "true" : "false"
+            case .date(let date):
+                out += "Date(timeIntervalSinceReferenceDate: \(date.secondsSinceReferenceDate))"
+            case .data(let data):
+                out += "Data(bytes: ["
+                for byte in data { out += hexByte(byte) + "," }
+                out += "])"
+            case .uid, .null, .array, .dictionary:
+                // UIDs and null are refused by validation; containers are the layout's.
+                break
             }
-            out += SourceLiteralSpelling.indentation(depth) + "]"
-        case .dictionary(let dictionary):
-            out += "[\n"
-            for key in SourceLiteralSpelling.sortedKeys(dictionary) {
-                guard let item = dictionary[key] else { continue }
-                out += SourceLiteralSpelling.indentation(depth + 1) + "\"\(key)\" : "
-                append(item, depth: depth + 1, to: &out)
-                out += ",\n"
-            }
-            out += SourceLiteralSpelling.indentation(depth) + "]"
-        case .uid, .null:
-            // Refused by validation before anything is written.
-            break
-        }
-    }
+        })
 
     /// `0x0A`: two upper-case hex digits.
     private static func hexByte(_ byte: UInt8) -> String {

@@ -12,8 +12,63 @@ struct XMLLayoutScanner {
     private var layout: XMLLayout
     private var scratch: [UInt8] = []
     private let expectRepeatedKeys: Bool
-    /// Repeated-key entries found in the dictionary being scanned, by its node number.
-    private var repeatedEntries: [Int: [XMLRepeatedEntry]] = [:]
+
+    /// An array or dictionary whose start tag has been scanned and whose end tag has not.
+    private struct OpenContainer {
+        var cursor: PlistContainerCursor
+        /// Its node number.
+        let index: Int
+        // Its notes so far, the only two a container's start can have; the rest of its note is
+        // known when it closes. (Not a whole XMLNodeNote: the frame is moved on every open and
+        // close, and a small one moves cheaply.)
+        let leading: [UInt8]?
+        let startTag: [UInt8]?
+        /// Set for a dictionary when the document may repeat keys: entries are then scanned in
+        /// the document's key order instead of with `cursor`.
+        let repeatedKeys: RepeatedKeyWalk?
+    }
+
+    /// The entries of a dictionary as the document lists them, repeated keys included. A class,
+    /// so that the rare dictionary that needs one keeps every other container's frame small.
+    private final class RepeatedKeyWalk {
+        let dictionary: PlistDictionary
+        /// Every key element, in document order.
+        let keys: [String]
+        /// The document position of each key's last occurrence: the one whose value the
+        /// dictionary holds.
+        let lastOccurrence: [String: Int]
+        var seen = Set<String>()
+        /// The next document position in `keys`.
+        var next = 0
+        /// The dictionary entries scanned so far.
+        var entryIndex = 0
+        var repeats: [XMLRepeatedEntry] = []
+
+        /// Reads the key elements ahead, leaving `scanner` where it was; nil when the entries do
+        /// not scan.
+        init?(scanning scanner: inout XMLLayoutScanner, _ dictionary: PlistDictionary) {
+            self.dictionary = dictionary
+            let start = scanner.pos
+            var keys: [String] = []
+            while true {
+                let entryStart = scanner.pos
+                scanner.skipTrivia()
+                if scanner.pos >= scanner.b.count || scanner.matches("</") {
+                    scanner.pos = entryStart
+                    break
+                }
+                guard let key = scanner.readKeyElement() else { return nil }
+                scanner.skipTrivia()
+                guard scanner.skipElement() else { return nil }
+                keys.append(key)
+            }
+            scanner.pos = start
+            var lastOccurrence: [String: Int] = [:]
+            for (j, key) in keys.enumerated() { lastOccurrence[key] = j }
+            self.keys = keys
+            self.lastOccurrence = lastOccurrence
+        }
+    }
 
     private init(_ b: UnsafeBufferPointer<UInt8>, encoding: XMLTextEncoding, expectRepeatedKeys: Bool) {
         self.b = b
@@ -40,7 +95,7 @@ struct XMLLayoutScanner {
         let prolog = b[0..<pos]
         if !prolog.elementsEqual(XMLCanonicalSpelling.prolog) { layout.prolog = Array(prolog) }
         detectIndentation()
-        guard scanNode(value, depth: 0, isRoot: true) else { return false }
+        guard scanTree(value) else { return false }
         let epilog = b[pos..<b.count]
         if !epilog.elementsEqual(XMLCanonicalSpelling.epilog) { layout.epilog = Array(epilog) }
         return true
@@ -48,125 +103,218 @@ struct XMLLayoutScanner {
 
     // MARK: Nodes
 
-    /// Scans one value element (with its leading trivia unless it is the root).
-    private mutating func scanNode(_ value: PlistValue, depth: Int, isRoot: Bool = false) -> Bool {
+    /// Scans the root value element and everything in it. Nesting is walked with an explicit
+    /// stack of open containers, so a document at the depth ceiling fits a small thread stack; the
+    /// stack is a local of this loop, which lends each child to `scanNode(_:depth:isRoot:)`
+    /// straight from it.
+    private mutating func scanTree(_ root: PlistValue) -> Bool {
+        var open: [OpenContainer] = []
+        guard Self.record(scanNode(root, depth: 0, isRoot: true), in: &open) else { return false }
+        while let top = open.indices.last {
+            let depth = top + 1
+            if let walk = open[top].repeatedKeys {
+                switch scanNextEntry(of: walk, depth: depth) {
+                case .failed: return false
+                case .scanned: continue
+                case .value(let child):
+                    guard Self.record(scanNode(child, depth: depth), in: &open) else { return false }
+                    continue
+                case .end: break
+                }
+            } else if let position = open[top].cursor.advance() {
+                if open[top].cursor.isDictionary {
+                    guard scanKey(open[top].cursor.keys[position], depth: depth) else { return false }
+                }
+                guard Self.record(scanNode(open[top].cursor.values[position], depth: depth), in: &open) else {
+                    return false
+                }
+                continue
+            }
+            guard closeContainer(open.removeLast(), depth: top) else { return false }
+        }
+        return true
+    }
+
+    /// What scanning the start of a value element came to.
+    private enum NodeStep {
+        /// The bytes did not match the value.
+        case failed
+        /// The whole element was scanned.
+        case scanned
+        /// A container's start tag was scanned; its children are next.
+        case opened(OpenContainer)
+    }
+
+    /// Adds the container `step` opened, if any, to `open`; false when the scan failed.
+    private static func record(_ step: consuming NodeStep, in open: inout [OpenContainer]) -> Bool {
+        switch consume step {
+        case .failed: return false
+        case .scanned: return true
+        case .opened(let container):
+            open.append(container)
+            return true
+        }
+    }
+
+    /// Scans one value element at `depth` (with its leading trivia unless it is the root): a
+    /// scalar whole, a container up to its children.
+    private mutating func scanNode(_ value: PlistValue, depth: Int, isRoot: Bool = false) -> NodeStep {
         let index = counter
         counter += 1
         var note = XMLNodeNote()
         if !isRoot { scanLeading(depth: depth, into: &note) }
-        guard let (tag, selfClosing) = scanStartTag() else { return false }
+        guard let (tag, selfClosing) = scanStartTag() else { return .failed }
         let name = XMLEmitter.tagName(tag)
         let expected = XMLCanonicalSpelling.elementName(value)
         var nameFits = name.elementsEqual(XMLEmitter.bytes(expected))
         if case .string = value, name.elementsEqual("key".utf8) { nameFits = true }
-        guard nameFits else { return false }
+        guard nameFits else { return .failed }
 
+        let cursor: PlistContainerCursor
         switch value {
         case .array(let elements):
-            guard
-                scanContainer(
-                    name: expected, tag: tag, selfClosing: selfClosing, count: elements.count, depth: depth, note: &note,
-                    children: { (s: inout XMLLayoutScanner) -> Bool in
-                        for element in elements where !s.scanNode(element, depth: depth + 1) { return false }
-                        return true
-                    })
-            else { return false }
-            layout.containers[index] = XMLContainerShape(
-                isDictionary: false, childCount: elements.count, subtreeSize: counter - index)
+            cursor = PlistContainerCursor(array: elements)
         case .dictionary(let d):
-            guard
-                scanContainer(
-                    name: expected, tag: tag, selfClosing: selfClosing, count: d.count, depth: depth, note: &note,
-                    children: { (s: inout XMLLayoutScanner) -> Bool in
-                        if s.expectRepeatedKeys { return s.scanEntriesWithRepeats(d, depth: depth + 1, dictionary: index) }
-                        for (key, child) in d {
-                            guard s.scanKey(key, depth: depth + 1), s.scanNode(child, depth: depth + 1) else { return false }
-                        }
-                        return true
-                    })
-            else { return false }
-            layout.containers[index] = XMLContainerShape(
-                isDictionary: true, childCount: d.count, subtreeSize: counter - index)
+            cursor = PlistContainerCursor(dictionary: d)
         default:
             guard scanScalarBody(value, name: expected, tag: tag, selfClosing: selfClosing, depth: depth, note: &note)
-            else { return false }
+            else { return .failed }
+            if !note.isEmpty { layout.notes[index] = note }
+            return .scanned
         }
-        if let repeats = repeatedEntries.removeValue(forKey: index) { note.repeatedEntries = repeats }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(UInt8(ascii: "<"))
+        XMLCanonicalSpelling.append(expected, to: &scratch)
+        if selfClosing || cursor.count == 0 {
+            XMLCanonicalSpelling.append("/>", to: &scratch)
+            if !tag.elementsEqual(scratch) { note.startTag = Array(tag) }
+            if selfClosing {
+                guard cursor.count == 0 else { return .failed }
+                layout.containers[index] = XMLContainerShape(
+                    isDictionary: cursor.isDictionary, childCount: 0, subtreeSize: 1)
+                if !note.isEmpty { layout.notes[index] = note }
+                return .scanned
+            }
+        } else {
+            scratch.append(UInt8(ascii: ">"))
+            if !tag.elementsEqual(scratch) { note.startTag = Array(tag) }
+        }
+        var repeatedKeys: RepeatedKeyWalk?
+        if expectRepeatedKeys, case .dictionary(let d) = value {
+            guard let walk = RepeatedKeyWalk(scanning: &self, d) else { return .failed }
+            repeatedKeys = walk
+        }
+        return .opened(
+            OpenContainer(
+                cursor: cursor, index: index, leading: note.leading, startTag: note.startTag,
+                repeatedKeys: repeatedKeys))
+    }
+
+    /// What scanning up to the next entry of a dictionary whose document may repeat keys came to.
+    private enum EntryStep {
+        /// The bytes did not match the value.
+        case failed
+        /// The entry's value element is next in the bytes (its key has been scanned).
+        case value(PlistValue)
+        /// A whole entry was scanned on the spot; go on.
+        case scanned
+        /// Every entry has been scanned; the dictionary's end is next.
+        case end
+    }
+
+    /// Scans the gap before the end tag of a container at `depth` and the end tag, then records
+    /// the container's notes.
+    private mutating func closeContainer(_ container: consuming OpenContainer, depth: Int) -> Bool {
+        var note = XMLNodeNote()
+        note.leading = container.leading
+        note.startTag = container.startTag
+        let closingStart = pos
+        skipTrivia()
+        let closing = b[closingStart..<pos]
+        if container.cursor.count == 0 {
+            if !closing.isEmpty { note.closing = Array(closing) }
+        } else if !isCanonicalBreak(closing, depth: depth) {
+            note.closing = Array(closing)
+        }
+        guard matches("</"), let gt = find(UInt8(ascii: ">"), from: pos) else { return false }
+        let endTag = b[pos...gt]
+        pos = gt + 1
+        scratch.removeAll(keepingCapacity: true)
+        XMLCanonicalSpelling.append("</", to: &scratch)
+        XMLCanonicalSpelling.append(container.cursor.isDictionary ? "dict" : "array", to: &scratch)
+        scratch.append(UInt8(ascii: ">"))
+        if !endTag.elementsEqual(scratch) { note.endTag = Array(endTag) }
+        if let repeats = container.repeatedKeys?.repeats, !repeats.isEmpty {
+            note.repeatedEntries = repeats
+        }
+        let index = container.index
+        layout.containers[index] = XMLContainerShape(
+            isDictionary: container.cursor.isDictionary, childCount: container.cursor.count,
+            subtreeSize: counter - index)
         if !note.isEmpty { layout.notes[index] = note }
         return true
     }
 
-    /// Scans a dictionary's entries when the document may repeat keys: the first occurrence
-    /// of a repeated key holds the dictionary's position but not its value, so its value
-    /// element is kept whole; later occurrences are kept whole as repeated entries.
-    private mutating func scanEntriesWithRepeats(_ d: PlistDictionary, depth: Int, dictionary: Int) -> Bool {
-        let start = pos
-        var keys: [String] = []
-        while true {
-            let entryStart = pos
+    /// Scans up to the next entry of a dictionary whose document may repeat keys: the first
+    /// occurrence of a repeated key holds the dictionary's position but not its value, so its
+    /// value element is kept whole; later occurrences are kept whole as repeated entries.
+    private mutating func scanNextEntry(of walk: RepeatedKeyWalk, depth: Int) -> EntryStep {
+        let d = walk.dictionary
+        guard walk.next < walk.keys.count else { return walk.entryIndex == d.count ? .end : .failed }
+        let j = walk.next
+        let key = walk.keys[j]
+        walk.next += 1
+        if walk.seen.contains(key) {
+            let rawStart = pos
             skipTrivia()
-            if pos >= b.count || matches("</") {
-                pos = entryStart
-                break
-            }
-            guard let key = readKeyElement() else { return false }
+            _ = readKeyElement()
             skipTrivia()
-            guard skipElement() else { return false }
-            keys.append(key)
+            guard skipElement(), let current = d[key] else { return .failed }
+            let raw = Array(b[rawStart..<pos])
+            walk.repeats.append(XMLRepeatedEntry(position: walk.entryIndex, key: key, spelledValue: current, raw: raw))
+            return .scanned
         }
-        var lastOccurrence: [String: Int] = [:]
-        for (j, key) in keys.enumerated() { lastOccurrence[key] = j }
-        var seen = Set<String>()
-        var entryIndex = 0
-        var repeats: [XMLRepeatedEntry] = []
-        pos = start
-        for (j, key) in keys.enumerated() {
-            if seen.contains(key) {
-                let rawStart = pos
-                skipTrivia()
-                _ = readKeyElement()
-                skipTrivia()
-                guard skipElement(), let current = d[key] else { return false }
-                repeats.append(XMLRepeatedEntry(position: entryIndex, key: key, spelledValue: current, raw: Array(b[rawStart..<pos])))
-                continue
-            }
-            seen.insert(key)
-            guard entryIndex < d.count, d[entryIndex].key.utf8.elementsEqual(key.utf8) else { return false }
-            let value = d[entryIndex].value
-            guard scanKey(key, depth: depth) else { return false }
-            if lastOccurrence[key] != j {
-                let index = counter
-                var note = XMLNodeNote()
-                scanLeading(depth: depth, into: &note)
-                let elementStart = pos
-                guard skipElement() else { return false }
-                note.rawElement = Array(b[elementStart..<pos])
-                note.spelledValue = value
-                layout.notes[index] = note
-                let size = Self.nodeCount(value)
-                counter += size
-                if case .dictionary = value {
-                    layout.containers[index] = XMLContainerShape(isDictionary: true, childCount: 0, subtreeSize: size)
-                } else if case .array = value {
-                    layout.containers[index] = XMLContainerShape(isDictionary: false, childCount: 0, subtreeSize: size)
-                }
-            } else {
-                guard scanNode(value, depth: depth) else { return false }
-            }
-            entryIndex += 1
+        walk.seen.insert(key)
+        guard walk.entryIndex < d.count, d[walk.entryIndex].key.utf8.elementsEqual(key.utf8) else { return .failed }
+        let value = d[walk.entryIndex].value
+        walk.entryIndex += 1
+        guard scanKey(key, depth: depth) else { return .failed }
+        if walk.lastOccurrence[key] == j { return .value(value) }
+        let index = counter
+        var note = XMLNodeNote()
+        scanLeading(depth: depth, into: &note)
+        let elementStart = pos
+        guard skipElement() else { return .failed }
+        note.rawElement = Array(b[elementStart..<pos])
+        note.spelledValue = value
+        layout.notes[index] = note
+        let size = Self.nodeCount(value)
+        counter += size
+        if case .dictionary = value {
+            layout.containers[index] = XMLContainerShape(isDictionary: true, childCount: 0, subtreeSize: size)
+        } else if case .array = value {
+            layout.containers[index] = XMLContainerShape(isDictionary: false, childCount: 0, subtreeSize: size)
         }
-        guard entryIndex == d.count else { return false }
-        if !repeats.isEmpty { repeatedEntries[dictionary] = repeats }
-        return true
+        return .scanned
     }
 
-    /// Nodes in a value's subtree, by the layout's numbering.
+    /// Nodes in a value's subtree, by the layout's numbering: one per value and one per key.
     static func nodeCount(_ value: PlistValue) -> Int {
-        switch value {
-        case .array(let a): return a.reduce(1) { $0 + nodeCount($1) }
-        case .dictionary(let d): return d.values.reduce(1) { $0 + 1 + nodeCount($1) }
-        default: return 1
+        var count = 0
+        var pending: [PlistValue] = [value]
+        while let next = pending.popLast() {
+            count += 1
+            switch next {
+            case .array(let elements):
+                pending.append(contentsOf: elements)
+            case .dictionary(let d):
+                count += d.count
+                pending.append(contentsOf: d.values)
+            default:
+                break
+            }
         }
+        return count
     }
 
     /// Reads a `<key>` element at `pos` and returns its decoded text.
@@ -283,41 +431,6 @@ struct XMLLayoutScanner {
             note.content = Array(content)
             note.spelledValue = value
         }
-        return true
-    }
-
-    private mutating func scanContainer(
-        name: StaticString, tag: Slice<UnsafeBufferPointer<UInt8>>, selfClosing: Bool, count: Int, depth: Int,
-        note: inout XMLNodeNote, children: (inout XMLLayoutScanner) -> Bool
-    ) -> Bool {
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(UInt8(ascii: "<"))
-        XMLCanonicalSpelling.append(name, to: &scratch)
-        if selfClosing || count == 0 {
-            XMLCanonicalSpelling.append("/>", to: &scratch)
-            if !tag.elementsEqual(scratch) { note.startTag = Array(tag) }
-            if selfClosing { return count == 0 }
-        } else {
-            scratch.append(UInt8(ascii: ">"))
-            if !tag.elementsEqual(scratch) { note.startTag = Array(tag) }
-        }
-        guard children(&self) else { return false }
-        let closingStart = pos
-        skipTrivia()
-        let closing = b[closingStart..<pos]
-        if count == 0 {
-            if !closing.isEmpty { note.closing = Array(closing) }
-        } else if !isCanonicalBreak(closing, depth: depth) {
-            note.closing = Array(closing)
-        }
-        guard matches("</"), let gt = find(UInt8(ascii: ">"), from: pos) else { return false }
-        let endTag = b[pos...gt]
-        pos = gt + 1
-        scratch.removeAll(keepingCapacity: true)
-        XMLCanonicalSpelling.append("</", to: &scratch)
-        XMLCanonicalSpelling.append(name, to: &scratch)
-        scratch.append(UInt8(ascii: ">"))
-        if !endTag.elementsEqual(scratch) { note.endTag = Array(endTag) }
         return true
     }
 

@@ -43,6 +43,11 @@ public struct XMLPlistWriter: Sendable {
 }
 
 /// One write: the output buffer and the notes being followed.
+///
+/// Nesting is walked with an explicit stack of open containers (`OpenContainer`), never by
+/// recursion, so a value at the depth ceiling fits a small thread stack. The stack is a local of
+/// `writeDocument(_:)`'s loop, which passes each child to `writeNode(_:old:isRoot:in:)`
+/// straight from it, lent rather than copied.
 struct XMLEmitter {
     var out: [UInt8] = []
     let layout: XMLLayout?
@@ -50,22 +55,24 @@ struct XMLEmitter {
     /// Counts what is written, so a shared container cannot expand without end.
     var meter = LimitMeter(limits: .default)
     private var scratch: [UInt8] = []
-    /// Where the node being written sits, for errors. Array positions stay integers until an
-    /// error needs them: formatting one string per element would cost more than the element.
-    private var keyPathSteps: [KeyPathStep] = []
 
-    private enum KeyPathStep {
-        case index(Int)
-        case key(String)
-    }
+    /// An array or dictionary whose start tag is written and whose end tag is not.
+    private struct OpenContainer {
+        var cursor: PlistContainerCursor
+        /// The node number of the original child whose notes the next child takes, while
+        /// `originalChildrenLeft` is positive: children of an unchanged-kind container take the
+        /// notes of the original children at the same position.
+        var originalChild = 0
+        var originalChildrenLeft = 0
+        /// Later occurrences of repeated keys to write back between the entries, with the
+        /// dictionary whose current values decide whether each still applies.
+        let repeats: (entries: [XMLRepeatedEntry], dictionary: PlistDictionary)?
+        /// The noted gap before the end tag; nil for the standard break.
+        let closing: [UInt8]?
+        /// The noted end tag; nil for the canonical one.
+        let endTag: [UInt8]?
 
-    private var keyPath: [String] {
-        keyPathSteps.map { step in
-            switch step {
-            case .index(let i): return String(i)
-            case .key(let key): return key
-            }
-        }
+        var name: StaticString { cursor.isDictionary ? "dict" : "array" }
     }
 
     init(layout: XMLLayout?, maxDepth: Int) {
@@ -76,8 +83,40 @@ struct XMLEmitter {
 
     mutating func writeDocument(_ value: PlistValue) throws(PlistError) {
         out.append(contentsOf: layout?.prolog ?? XMLCanonicalSpelling.prolog)
-        try writeNode(value, depth: 0, old: layout == nil ? nil : 0, isRoot: true)
+        // The open containers, outermost first; their cursors' current children make the key
+        // path of the node being written.
+        var open: [OpenContainer] = []
+        if let root = try writeNode(value, old: layout == nil ? nil : 0, isRoot: true, in: open) {
+            open.append(root)
+        }
+        while let top = open.indices.last {
+            if let repeats = open[top].repeats { writeRepeatedEntries(repeats, at: open[top].cursor.next) }
+            guard let position = open[top].cursor.advance() else {
+                closeContainer(open.removeLast(), depth: top)
+                continue
+            }
+            var old: Int?
+            if open[top].originalChildrenLeft > 0 {
+                let first = open[top].originalChild
+                let valueIndex = open[top].cursor.isDictionary ? first + 1 : first
+                open[top].originalChild = valueIndex + (layout?.containers[valueIndex]?.subtreeSize ?? 1)
+                open[top].originalChildrenLeft -= 1
+                old = first
+            }
+            if open[top].cursor.isDictionary {
+                writeKey(open[top].cursor.keys[position], depth: top + 1, old: old)
+                old = old.map { $0 + 1 }
+            }
+            if let opened = try writeNode(open[top].cursor.values[position], old: old, in: open) {
+                open.append(opened)
+            }
+        }
         out.append(contentsOf: layout?.epilog ?? XMLCanonicalSpelling.epilog)
+    }
+
+    /// The path of the node being written below `open`.
+    private static func keyPath(_ open: [OpenContainer]) -> PlistKeyPath {
+        PlistContainerCursor.keyPath(open.lazy.map(\.cursor))
     }
 
     private func note(_ old: Int?) -> XMLNodeNote? {
@@ -104,62 +143,50 @@ struct XMLEmitter {
         for _ in 0..<depth { out.append(contentsOf: layout.indentUnit) }
     }
 
-    private mutating func writeNode(_ value: PlistValue, depth: Int, old: Int?, isRoot: Bool = false) throws(PlistError) {
+    /// Writes one node below the containers in `open`: a scalar whole, a container up to its
+    /// children, returning it to be opened (nil when it was written whole). `old` is its
+    /// original node number.
+    private mutating func writeNode(
+        _ value: PlistValue, old: Int?, isRoot: Bool = false, in open: [OpenContainer]
+    ) throws(PlistError) -> OpenContainer? {
         if let exceeded = meter.count(value) {
-            throw meter.limits.error(exceeding: exceeded, format: .xml, keyPath: PlistKeyPath(components: keyPath))
+            throw meter.limits.error(exceeding: exceeded, format: .xml, keyPath: Self.keyPath(open))
         }
+        let depth = open.count
         let note = note(old)
         if !isRoot { appendLeading(note, depth: depth) }
         if let raw = note?.rawElement, let spelled = note?.spelledValue, Self.sameSpelling(spelled, value) {
             out.append(contentsOf: raw)
-            return
+            return nil
         }
         switch value {
         case .null:
             throw PlistError(
-                .unsupportedValue, format: .xml, keyPath: PlistKeyPath(components: keyPath),
-                "XML property lists cannot hold null")
+                .unsupportedValue, format: .xml, keyPath: Self.keyPath(open), "XML property lists cannot hold null")
         case .array(let elements):
-            try writeContainer(
-                name: "array", isDictionary: false, count: elements.count, depth: depth, old: old, note: note
-            ) { (emitter: inout XMLEmitter, childDepth: Int, oldChild: (Int) -> Int?) throws(PlistError) in
-                for (k, element) in elements.enumerated() {
-                    emitter.keyPathSteps.append(.index(k))
-                    try emitter.writeNode(element, depth: childDepth, old: oldChild(k))
-                    emitter.keyPathSteps.removeLast()
-                }
-            }
+            return try openContainer(PlistContainerCursor(array: elements), old: old, note: note, in: open)
         case .dictionary(let d):
-            // CF sorts keys; a permutation of positions does that without copying and
-            // rehashing the dictionary.
-            let order: [Int]? = layout == nil ? Self.sortedPositions(d) : nil
-            let keys = d.storage.keys
-            let values = d.storage.values
-            let repeats = note?.repeatedEntries ?? []
-            try writeContainer(
-                name: "dict", isDictionary: true, count: d.count, depth: depth, old: old, note: note
-            ) { (emitter: inout XMLEmitter, childDepth: Int, oldChild: (Int) -> Int?) throws(PlistError) in
-                func writeRepeats(at position: Int, into emitter: inout XMLEmitter) {
-                    for r in repeats where r.position == position {
-                        if let current = d[r.key], Self.sameSpelling(current, r.spelledValue) {
-                            emitter.out.append(contentsOf: r.raw)
-                        }
-                    }
-                }
-                for k in 0..<keys.count {
-                    if !repeats.isEmpty { writeRepeats(at: k, into: &emitter) }
-                    let position = order?[k] ?? k
-                    let key = keys[position]
-                    let keyOld = oldChild(k)
-                    emitter.writeKey(key, depth: childDepth, old: keyOld)
-                    emitter.keyPathSteps.append(.key(key))
-                    try emitter.writeNode(values[position], depth: childDepth, old: keyOld.map { $0 + 1 })
-                    emitter.keyPathSteps.removeLast()
-                }
-                if !repeats.isEmpty { writeRepeats(at: keys.count, into: &emitter) }
-            }
+            // CF sorts keys; with notes, the value's own order is the document's.
+            let cursor =
+                layout == nil
+                ? PlistContainerCursor(dictionary: d, sortedBy: PlistKeyOrder.self)
+                : PlistContainerCursor(dictionary: d)
+            return try openContainer(cursor, old: old, note: note, in: open, dictionary: d)
         default:
             writeScalar(value, depth: depth, note: note)
+            return nil
+        }
+    }
+
+    /// Writes the later occurrences of repeated keys noted at entry position `k` that still hold
+    /// the dictionary's current value.
+    private mutating func writeRepeatedEntries(
+        _ repeats: (entries: [XMLRepeatedEntry], dictionary: PlistDictionary), at k: Int
+    ) {
+        for r in repeats.entries where r.position == k {
+            if let current = repeats.dictionary[r.key], Self.sameSpelling(current, r.spelledValue) {
+                out.append(contentsOf: r.raw)
+            }
         }
     }
 
@@ -218,32 +245,40 @@ struct XMLEmitter {
         }
     }
 
-    private mutating func writeContainer(
-        name: StaticString, isDictionary: Bool, count: Int, depth: Int, old: Int?, note: XMLNodeNote?,
-        children: (inout XMLEmitter, Int, (Int) -> Int?) throws(PlistError) -> Void
-    ) throws(PlistError) {
+    /// Writes a container's start tag and returns it to be opened, or writes it whole when it is
+    /// empty and returns nil.
+    private mutating func openContainer(
+        _ cursor: consuming PlistContainerCursor, old: Int?, note: XMLNodeNote?, in open: [OpenContainer],
+        dictionary: PlistDictionary? = nil
+    ) throws(PlistError) -> OpenContainer? {
+        let depth = open.count
         guard depth < maxDepth else {
             throw PlistError(
-                .depthLimit, format: .xml, keyPath: PlistKeyPath(components: keyPath),
+                .depthLimit, format: .xml, keyPath: Self.keyPath(open),
                 "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth)")
         }
+        let isDictionary = cursor.isDictionary
+        let name: StaticString = isDictionary ? "dict" : "array"
         let shape: XMLContainerShape? = old.flatMap { layout?.containers[$0] }.flatMap {
             $0.isDictionary == isDictionary ? $0 : nil
         }
         let start = note?.startTag.flatMap { Self.tagName($0).elementsEqual(Self.bytes(name)) ? $0 : nil }
-        if count == 0 {
+        let endTag = note?.endTag.flatMap {
+            !$0.isEmpty && Self.tagName($0).elementsEqual(Self.bytes(name)) ? $0 : nil
+        }
+        if cursor.count == 0 {
             if let start, shape?.childCount == 0 {
                 out.append(contentsOf: start)
                 if !Self.isSelfClosing(start) {
                     out.append(contentsOf: note?.closing ?? [])
-                    appendEndTag(name, note: note)
+                    appendEndTag(name, endTag)
                 }
             } else {
                 out.append(UInt8(ascii: "<"))
                 XMLCanonicalSpelling.append(name, to: &out)
                 XMLCanonicalSpelling.append("/>", to: &out)
             }
-            return
+            return nil
         }
         if let start, !Self.isSelfClosing(start) {
             out.append(contentsOf: start)
@@ -252,42 +287,42 @@ struct XMLEmitter {
             XMLCanonicalSpelling.append(name, to: &out)
             out.append(UInt8(ascii: ">"))
         }
-        // Children of an unchanged-kind container take the notes of the original children at
-        // the same position; the numbering skips over each original child's subtree.
-        var offsets: [Int] = []
-        if let shape, let old {
-            offsets.reserveCapacity(shape.childCount)
-            var next = old + 1
-            for _ in 0..<shape.childCount {
-                offsets.append(next)
-                let valueIndex = isDictionary ? next + 1 : next
-                next = valueIndex + (layout?.containers[valueIndex]?.subtreeSize ?? 1)
-            }
+        var repeats: (entries: [XMLRepeatedEntry], dictionary: PlistDictionary)?
+        if let entries = note?.repeatedEntries, !entries.isEmpty, let dictionary {
+            repeats = (entries, dictionary)
         }
-        let lookup: (Int) -> Int? = { k in k < offsets.count ? offsets[k] : nil }
-        try children(&self, depth + 1, lookup)
-        if let closing = note?.closing, shape != nil {
+        // The original children are numbered from old + 1, each original child's subtree skipped
+        // over to reach the next.
+        var originalChild = 0
+        var originalChildrenLeft = 0
+        if let shape, let old {
+            originalChild = old + 1
+            originalChildrenLeft = shape.childCount
+        }
+        return OpenContainer(
+            cursor: cursor, originalChild: originalChild, originalChildrenLeft: originalChildrenLeft,
+            repeats: repeats, closing: shape == nil ? nil : note?.closing, endTag: endTag)
+    }
+
+    /// Writes the end of a container at `depth` whose children are all written.
+    private mutating func closeContainer(_ container: consuming OpenContainer, depth: Int) {
+        if let closing = container.closing {
             out.append(contentsOf: closing)
         } else {
             appendBreak(depth: depth)
         }
-        appendEndTag(name, note: note)
+        appendEndTag(container.name, container.endTag)
     }
 
-    private mutating func appendEndTag(_ name: StaticString, note: XMLNodeNote?) {
-        if let end = note?.endTag, !end.isEmpty, Self.tagName(end).elementsEqual(Self.bytes(name)) {
-            out.append(contentsOf: end)
+    /// Writes `endTag`, a noted end tag that names the element, or the canonical one.
+    private mutating func appendEndTag(_ name: StaticString, _ endTag: [UInt8]?) {
+        if let endTag {
+            out.append(contentsOf: endTag)
         } else {
             XMLCanonicalSpelling.append("</", to: &out)
             XMLCanonicalSpelling.append(name, to: &out)
             out.append(UInt8(ascii: ">"))
         }
-    }
-
-    /// The positions of `d`'s entries in CF's key order (``PlistKeyOrder``).
-    static func sortedPositions(_ d: PlistDictionary) -> [Int] {
-        let keys = d.storage.keys
-        return keys.indices.sorted { PlistKeyOrder.precedes(keys[$0], keys[$1]) }
     }
 
     // MARK: Note checks
