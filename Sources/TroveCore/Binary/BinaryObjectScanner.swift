@@ -568,19 +568,7 @@ extension BinaryObjectScanner {
     /// An "ASCII" string object's text. CoreFoundation reads bytes above 0x7F in these objects as
     /// Latin-1 (U+0080...U+00FF), and so do we; pure ASCII, the usual case, takes the fast path.
     static func asciiString(_ slice: UnsafeRawBufferPointer) -> (String, isLatin1: Bool) {
-        var i = 0
-        var highBits: UInt64 = 0
-        while i + 8 <= slice.count {
-            highBits |= slice.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            i += 8
-        }
-        while i < slice.count {
-            highBits |= UInt64(slice[i])
-            i += 1
-        }
-        if highBits & 0x8080_8080_8080_8080 == 0 {
-            return (String(decoding: slice, as: UTF8.self), false)
-        }
+        if slice.isASCII { return (String(decoding: slice, as: UTF8.self), false) }
         var scalars = String.UnicodeScalarView()
         for byte in slice { scalars.append(Unicode.Scalar(byte)) }
         return (String(scalars), true)

@@ -252,23 +252,9 @@ struct BinaryObjectEncoder {
         }
     }
 
-    /// Whether every byte of the (contiguous) UTF-8 of `s` is below 0x80, tested 8 bytes at a time.
+    /// Whether every byte of the UTF-8 of `s` is below 0x80.
     private static func isASCII(_ s: String) -> Bool {
-        let checked: Bool? = s.utf8.withContiguousStorageIfAvailable { buffer in
-            let raw = UnsafeRawBufferPointer(buffer)
-            var i = 0
-            var bits: UInt64 = 0
-            while i + 8 <= raw.count {
-                bits |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                i += 8
-            }
-            while i < raw.count {
-                bits |= UInt64(raw[i])
-                i += 1
-            }
-            return bits & 0x8080_8080_8080_8080 == 0
-        }
-        return checked ?? s.utf8.allSatisfy { $0 < 0x80 }
+        s.utf8.withContiguousStorageIfAvailable { UnsafeRawBufferPointer($0).isASCII } ?? s.utf8.allSatisfy { $0 < 0x80 }
     }
 
     /// A type nibble with its count: inline below 15, else nibble 0xF and an integer object,
