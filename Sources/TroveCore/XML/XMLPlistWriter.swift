@@ -135,8 +135,7 @@ struct XMLEmitter {
     /// A line break and indentation: CF's newline and tabs, or the document's own.
     private mutating func appendBreak(depth: Int) {
         guard let layout else {
-            out.append(0x0A)
-            XMLCanonicalSpelling.appendTabs(depth, to: &out)
+            XMLCanonicalSpelling.appendBreak(depth: depth, to: &out)
             return
         }
         out.append(contentsOf: layout.lineBreak)
@@ -200,22 +199,31 @@ struct XMLEmitter {
     private mutating func writeScalar(
         _ value: PlistValue, depth: Int, note: XMLNodeNote?, tagName: StaticString? = nil
     ) {
+        guard let note else {
+            // No notes for this node: CF's spelling, written straight into the output.
+            let tags = XMLCanonicalSpelling.scalarTags(value, isKey: tagName != nil)
+            XMLCanonicalSpelling.append(tags.start, to: &out)
+            if case .bool = value { return }
+            XMLCanonicalSpelling.appendScalarContent(value, depth: depth, to: &out)
+            XMLCanonicalSpelling.append(tags.end, to: &out)
+            return
+        }
         let name = tagName ?? XMLCanonicalSpelling.elementName(value)
         scratch.removeAll(keepingCapacity: true)
-        if let raw = note?.content, let spelled = note?.spelledValue, Self.sameSpelling(spelled, value) {
+        if let raw = note.content, let spelled = note.spelledValue, Self.sameSpelling(spelled, value) {
             scratch.append(contentsOf: raw)
         } else {
             XMLCanonicalSpelling.appendScalarContent(value, depth: depth, to: &scratch)
         }
         let isBool: Bool
         if case .bool = value { isBool = true } else { isBool = false }
-        if let start = note?.startTag, Self.tagFits(start, name: name, value: value, isKeyTag: tagName != nil) {
+        if let start = note.startTag, Self.tagFits(start, name: name, value: value, isKeyTag: tagName != nil) {
             let selfClosing = Self.isSelfClosing(start)
             if !selfClosing || scratch.isEmpty {
                 out.append(contentsOf: start)
                 if !selfClosing {
                     out.append(contentsOf: scratch)
-                    if let end = note?.endTag, !end.isEmpty {
+                    if let end = note.endTag, !end.isEmpty {
                         out.append(contentsOf: end)
                     } else {
                         out.append(contentsOf: [UInt8(ascii: "<"), UInt8(ascii: "/")])
@@ -236,7 +244,7 @@ struct XMLEmitter {
         XMLCanonicalSpelling.append(name, to: &out)
         out.append(UInt8(ascii: ">"))
         out.append(contentsOf: scratch)
-        if note?.startTag == nil, let end = note?.endTag, Self.tagName(end).elementsEqual(Self.bytes(name)) {
+        if note.startTag == nil, let end = note.endTag, Self.tagName(end).elementsEqual(Self.bytes(name)) {
             out.append(contentsOf: end)
         } else {
             XMLCanonicalSpelling.append("</", to: &out)
