@@ -1,4 +1,5 @@
 import CLibXML2
+import OrderedCollections
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -39,11 +40,15 @@ enum XMLElementKind: UInt8 {
     var acceptsCDATA: Bool { self == .string || self == .key || self == .real }
 }
 
-/// The state of one parse: the stack of open elements, the text of the current scalar and the
-/// first error. libxml2 calls the SAX functions below with a pointer to it as user data; it is a
+/// The state of one parse: the stack of open elements, the values and keys they have finished,
+/// the text of the current scalar and the first error. libxml2 calls the SAX functions below with a pointer to it as user data; it is a
 /// struct behind a pointer rather than a class so the per-event calls pay for neither reference
 /// counting nor dynamic exclusivity checks.
 struct XMLParseSession {
+    /// One open element. Plain data: what a container has finished lives on the session's
+    /// `values` and `keys` stacks above the frame's bases, so pushing and popping frames retains
+    /// and releases nothing, and a finished child is never copied into a growing array of its
+    /// parent's.
     struct Frame {
         var kind: XMLElementKind
         var line: Int
@@ -51,16 +56,20 @@ struct XMLParseSession {
         /// True for `<key>` elements that name a dictionary entry (a `<key>` elsewhere is a string).
         var isDictionaryKey = false
         var isEmptyTag = false
-        var items: [PlistValue] = []
-        var dictionary = PlistDictionary()
-        var pendingKey: String?
-        var value: PlistValue?
+        /// Where this element's finished children start on `values`, and a dictionary's keys on
+        /// `keys`. A dictionary holds one more key than values while a key waits for its value.
+        var valueBase = 0
+        var keyBase = 0
     }
 
     let limits: PlistLimits
     var context: xmlParserCtxtPtr?
     var failure: PlistError?
     var frames: [Frame] = []
+    /// The finished children of every open element, innermost last.
+    var values: [PlistValue] = []
+    /// The keys of every open dictionary, innermost last.
+    var keys: [String] = []
     var text: [UInt8] = []
     var result: PlistValue?
     var containerDepth = 0
@@ -98,10 +107,14 @@ struct XMLParseSession {
     /// next index of each open array.
     private var currentKeyPath: PlistKeyPath? {
         var components: [String] = []
-        for frame in frames {
+        for (i, frame) in frames.enumerated() {
+            let valuesEnd = i + 1 < frames.count ? frames[i + 1].valueBase : values.count
+            let keysEnd = i + 1 < frames.count ? frames[i + 1].keyBase : keys.count
             switch frame.kind {
-            case .array: components.append(String(frame.items.count))
-            case .dict: if let key = frame.pendingKey { components.append(key) }
+            case .array: components.append(String(valuesEnd - frame.valueBase))
+            case .dict:
+                // The key waiting for its value, if any.
+                if keysEnd - frame.keyBase > valuesEnd - frame.valueBase { components.append(keys[keysEnd - 1]) }
             default: break
             }
         }
@@ -129,15 +142,12 @@ struct XMLParseSession {
             return
         }
         let here = position
-        var frame = Frame(kind: kind, line: here.line, column: here.column)
+        var frame = Frame(kind: kind, line: here.line, column: here.column, valueBase: values.count, keyBase: keys.count)
         frame.isEmptyTag = cursorIsAtEmptyTagEnd
-        // Fields are read through the index: copying a whole frame out (`frames.last`) would
-        // retain and release every collection it holds, on every event.
-        if !frames.isEmpty {
-            let parent = frames.count - 1
-            switch frames[parent].kind {
+        if let parentFrame = frames.last {
+            switch parentFrame.kind {
             case .dict:
-                if frames[parent].pendingKey == nil {
+                if !hasPendingKey(parentFrame) {
                     guard kind == .key else {
                         fail(.missingValue, "found <\(name)> where <dict> expects a <key>")
                         return
@@ -149,12 +159,12 @@ struct XMLParseSession {
             case .array:
                 if kind == .plist { layoutIsUnreliable = true }
             case .plist:
-                if frames[parent].value != nil {
+                if values.count > parentFrame.valueBase {
                     fail(.badRoot, "<plist> holds more than one value")
                     return
                 }
             default:
-                fail(.unexpectedElement, "element <\(name)> inside <\(frames[parent].kind)>")
+                fail(.unexpectedElement, "element <\(name)> inside <\(parentFrame.kind)>")
                 return
             }
         } else if result != nil {
@@ -181,24 +191,23 @@ struct XMLParseSession {
         let value: PlistValue
         switch frame.kind {
         case .plist:
-            guard let inner = frame.value else {
+            guard values.count > frame.valueBase else {
                 fail(.badRoot, "<plist> holds no value", line: frame.line, column: frame.column)
                 return
             }
-            value = inner
+            value = values.removeLast()
         case .array:
             containerDepth -= 1
-            value = .array(frame.items)
+            value = .array(takeValues(from: frame.valueBase))
         case .dict:
             containerDepth -= 1
-            if let key = frame.pendingKey {
-                fail(.missingValue, "key \"\(key)\" has no value")
+            if hasPendingKey(frame) {
+                fail(.missingValue, "key \"\(keys[keys.count - 1])\" has no value")
                 return
             }
-            value = Self.dictionaryOrUID(frame.dictionary)
+            value = Self.dictionaryOrUID(takeDictionary(frame))
         case .key where frame.isDictionaryKey:
-            let key = String(decoding: text, as: UTF8.self)
-            frames[frames.count - 1].pendingKey = key
+            keys.append(String(decoding: text, as: UTF8.self))
             return
         case .key, .string:
             value = .string(String(decoding: text, as: UTF8.self))
@@ -246,24 +255,47 @@ struct XMLParseSession {
             if let context { xmlStopParser(context) }
             return
         }
-        let top = frames.count - 1
-        switch frames[top].kind {
-        case .array:
-            frames[top].items.append(value)
-        case .dict:
-            if let key = frames[top].pendingKey {
-                // A repeated key keeps its first position and takes the last value, as in CF.
-                if frames[top].dictionary.storage.updateValue(value, forKey: key) != nil { hasRepeatedKeys = true }
-                frames[top].pendingKey = nil
-            }
-        default:
-            frames[top].value = value
+        values.append(value)
+    }
+
+    /// Whether the dictionary `frame` (the innermost open element) has a key waiting for its
+    /// value.
+    private func hasPendingKey(_ frame: Frame) -> Bool {
+        keys.count - frame.keyBase > values.count - frame.valueBase
+    }
+
+    /// Removes the values from `start` to the top of `values`, in order. Each is moved out and
+    /// `.null`, which owns nothing, put in its place, so that neither the move nor the removal
+    /// retains or releases anything.
+    private mutating func takeValues(from start: Int) -> [PlistValue] {
+        let count = values.count - start
+        var taken: [PlistValue] = []
+        taken.reserveCapacity(count)
+        values.withUnsafeMutableBufferPointer { buffer in
+            let first = buffer.baseAddress! + start
+            for i in 0..<count { taken.append((first + i).move()) }
+            first.initialize(repeating: .null, count: count)
         }
+        values.removeSubrange(start...)
+        return taken
+    }
+
+    /// The finished dictionary `frame` as keys and values, removed from the stacks. A repeated
+    /// key keeps its first position and takes the last value, as in CF.
+    private mutating func takeDictionary(_ frame: Frame) -> PlistDictionary {
+        let entries = takeValues(from: frame.valueBase)
+        var storage = OrderedDictionary<String, PlistValue>(minimumCapacity: entries.count)
+        for (i, value) in entries.enumerated() {
+            if storage.updateValue(value, forKey: keys[frame.keyBase + i]) != nil { hasRepeatedKeys = true }
+        }
+        keys.removeSubrange(frame.keyBase...)
+        return PlistDictionary(storage)
     }
 
     /// Counts a string's or data's payload, and the key a dictionary will store the value under.
     private mutating func countBytes(of value: PlistValue) -> PlistLimit? {
-        var bytes = frames.last?.pendingKey?.utf8.count ?? 0
+        var bytes = 0
+        if let top = frames.last, top.kind == .dict, hasPendingKey(top) { bytes = keys[keys.count - 1].utf8.count }
         switch value {
         case .string(let s): bytes += s.utf8.count
         case .data(let d): bytes += d.count
