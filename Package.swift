@@ -34,9 +34,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore"]),
-        .testTarget(name: "FixtureTests", dependencies: ["Trove"]),
-        .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove"]),
+        // Helpers more than one test target needs (the seeded generator, the hang guard, the
+        // lookup of the built `trove`); a plain target, not a product, so only tests link it.
+        .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport"),
+        .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTestSupport"]),
+        .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTestSupport"]),
+        .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -193,8 +193,42 @@ struct EditOutputOptions: ParsableArguments {
     }
 }
 
+/// What `insert` and `replace` tell their shared arguments: the one line of help that differs.
+protocol ValuePlacingCommand {
+    /// What `--append` does for this verb.
+    static var appendHelp: ArgumentHelp { get }
+}
+
+/// The arguments `insert` and `replace` share, declared once and in the order their help lists
+/// them. Generic over the verb only so that each keeps its own `--append` help in its place.
+struct ValuePlacementArguments<Command: ValuePlacingCommand>: ParsableArguments {
+    @Argument(help: ArgumentHelp("The key path, in plutil's syntax.", valueName: "keypath"))
+    var keyPath: String
+
+    @OptionGroup var newValue: NewValueOptions
+
+    @Flag(name: .plutil("append"), help: Command.appendHelp)
+    var append = false
+
+    @OptionGroup var output: EditOutputOptions
+
+    @Argument(help: ArgumentHelp("The files to change; '-' reads standard input and writes standard output.", valueName: "file"))
+    var files: [String] = []
+
+    func validate() throws { try output.validate(files: files) }
+
+    /// Puts the new value at the key path in every file, as `placement` says.
+    func place(as placement: KeyPathEditing.Placement) throws {
+        let value = try newValue.value()
+        let path = PlistKeyPath(keyPath)
+        try output.edit(files) { root throws(PlistError) in
+            try KeyPathEditing.place(value, at: path, in: &root, as: placement)
+        }
+    }
+}
+
 /// `trove insert`: plutil's `-insert`.
-struct InsertCommand: ParsableCommand {
+struct InsertCommand: ParsableCommand, ValuePlacingCommand {
     static let configuration = CommandConfiguration(
         commandName: "insert",
         abstract: "Add a value at a key path.",
@@ -218,32 +252,15 @@ struct InsertCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The key path, in plutil's syntax.", valueName: "keypath"))
-    var keyPath: String
+    static let appendHelp: ArgumentHelp = "Append to the array the key path names."
 
-    @OptionGroup var newValue: NewValueOptions
+    @OptionGroup var arguments: ValuePlacementArguments<InsertCommand>
 
-    @Flag(name: .plutil("append"), help: "Append to the array the key path names.")
-    var append = false
-
-    @OptionGroup var output: EditOutputOptions
-
-    @Argument(help: ArgumentHelp("The files to change; '-' reads standard input and writes standard output.", valueName: "file"))
-    var files: [String] = []
-
-    func validate() throws { try output.validate(files: files) }
-
-    func run() throws {
-        let value = try newValue.value()
-        let path = PlistKeyPath(keyPath)
-        try output.edit(files) { root throws(PlistError) in
-            try KeyPathEditing.place(value, at: path, in: &root, as: append ? .append : .insert)
-        }
-    }
+    func run() throws { try arguments.place(as: arguments.append ? .append : .insert) }
 }
 
 /// `trove replace`: plutil's `-replace`.
-struct ReplaceCommand: ParsableCommand {
+struct ReplaceCommand: ParsableCommand, ValuePlacingCommand {
     static let configuration = CommandConfiguration(
         commandName: "replace",
         abstract: "Set the value at a key path, adding it or overwriting it.",
@@ -260,26 +277,10 @@ struct ReplaceCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The key path, in plutil's syntax.", valueName: "keypath"))
-    var keyPath: String
+    static let appendHelp: ArgumentHelp = "Accepted for plutil compatibility and ignored, as plutil ignores it."
 
-    @OptionGroup var newValue: NewValueOptions
+    @OptionGroup var arguments: ValuePlacementArguments<ReplaceCommand>
 
-    @Flag(name: .plutil("append"), help: "Accepted for plutil compatibility and ignored, as plutil ignores it.")
-    var append = false
-
-    @OptionGroup var output: EditOutputOptions
-
-    @Argument(help: ArgumentHelp("The files to change; '-' reads standard input and writes standard output.", valueName: "file"))
-    var files: [String] = []
-
-    func validate() throws { try output.validate(files: files) }
-
-    func run() throws {
-        let value = try newValue.value()
-        let path = PlistKeyPath(keyPath)
-        try output.edit(files) { root throws(PlistError) in
-            try KeyPathEditing.place(value, at: path, in: &root, as: .replace)
-        }
-    }
+    // --append is parsed (plutil accepts it) but ignored, as plutil ignores it.
+    func run() throws { try arguments.place(as: .replace) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trove
+import TroveTestSupport
 
 /// Every valid binary and XML file survives conversion to the other format (and a standard-layout
 /// rewrite in its own), losing only what the target format cannot hold.

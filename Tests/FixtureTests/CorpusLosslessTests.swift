@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trove
+import TroveTestSupport
 
 /// Reading a file and writing it back unchanged reproduces it byte for byte, and editing one value
 /// changes only the bytes of that value.

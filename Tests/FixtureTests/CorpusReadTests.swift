@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trove
+import TroveTestSupport
 
 /// Every corpus file read as its manifest row says it must be: valid files decode to their golden
 /// value, hostile files are rejected with a ``PlistError`` in bounded time, and `no-crash` files

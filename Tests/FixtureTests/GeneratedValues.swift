@@ -1,21 +1,6 @@
 import Foundation
 import Trove
-
-/// A small deterministic generator (SplitMix64), so that every run checks the same values and a
-/// failure can be reproduced by its case number.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import TroveTestSupport
 
 /// The values the live-peer cross-checks exchange with Foundation and plistlib: a fixed catalogue
 /// of edge cases followed by seeded random trees, a few hundred in all.
@@ -42,7 +27,7 @@ enum GeneratedValues {
             "all edge scalars in a dictionary",
             .dictionary(PlistDictionary(edgeScalars.enumerated().map { ("k\($0.offset) \($0.element.0)", $0.element.1) })))
         for (name, value) in edgeContainers { add(name, value) }
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix(seed: seed)
         while cases.count < 320 {
             add("random tree", randomValue(depth: 0, using: &rng))
         }
@@ -82,7 +67,7 @@ enum GeneratedValues {
             ("year 4001", secondsSince2001(4001, 1, 1)), ("1999-12-31 fractional", secondsSince2001(1999, 12, 31) + 0.25),
         ]
         list += dates.map { ("date \($0.0)", .date(PlistDate(secondsSinceReferenceDate: $0.1))) }
-        var bytes = SeededGenerator(seed: seed ^ 0xDA7A)
+        var bytes = SplitMix(seed: seed ^ 0xDA7A)
         let large = Data((0..<100_000).map { _ in UInt8.random(in: 0...255, using: &bytes) })
         list += [
             ("empty data", .data(Data())), ("one byte", .data(Data([0]))), ("all byte values", .data(Data((0...255).map { UInt8($0) }))),
@@ -119,7 +104,7 @@ enum GeneratedValues {
     }()
 
     /// A random value; containers only near the root so that values stay small.
-    static func randomValue(depth: Int, using rng: inout SeededGenerator) -> PlistValue {
+    static func randomValue(depth: Int, using rng: inout SplitMix) -> PlistValue {
         let pick = Int.random(in: 0..<(depth < 3 ? 12 : 9), using: &rng)
         switch pick {
         case 0: return .integer(randomInteger(using: &rng))
@@ -149,14 +134,14 @@ enum GeneratedValues {
         }
     }
 
-    static func randomInteger(using rng: inout SeededGenerator) -> PlistInteger {
+    static func randomInteger(using rng: inout SplitMix) -> PlistInteger {
         let magnitude = rng.next() >> UInt64.random(in: 0...63, using: &rng)
         if Bool.random(using: &rng), let negative = PlistInteger(isNegative: true, magnitude: magnitude >> 1) { return negative }
         return PlistInteger(magnitude)
     }
 
     /// Strings mixing ASCII, markup, Latin-1, CJK, astral characters and (rarely) controls.
-    static func randomString(using rng: inout SeededGenerator) -> String {
+    static func randomString(using rng: inout SplitMix) -> String {
         let pools: [[Unicode.Scalar]] = [
             Array("abcdefghijklmnopqrstuvwxyz ABCXYZ0123456789_-.".unicodeScalars),
             Array("<>&\"';=/".unicodeScalars),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trove
+import TroveTestSupport
 
 /// Tests of the harness's own parts, so that a passing corpus or peer check means the library
 /// passed, not that the harness compared nothing.

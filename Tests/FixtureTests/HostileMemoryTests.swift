@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-
-
-
+import TroveTestSupport
 
 /// Peak memory of decoding each hostile, no-crash and large corpus file, in a child process of
 /// its own (`trove lint`, which reads the whole document), relative to the file's size.
@@ -81,28 +79,14 @@ struct HostileMemoryTests {
 /// Runs `trove lint` in a child process and reads its peak resident set through `time`.
 enum HostileMemory {
     static var isAvailable: Bool {
-        FixtureCorpus.isAvailable && troveBinary != nil && FileManager.default.isExecutableFile(atPath: timeTool)
+        FixtureCorpus.isAvailable && TroveExecutable.path != nil && FileManager.default.isExecutableFile(atPath: timeTool)
     }
 
     static var unavailableReason: Comment {
         if !FixtureCorpus.isAvailable { return FixtureCorpus.unavailableReason }
-        if troveBinary == nil { return "the trove executable was not found next to the tests (build it, or set TROVE_BINARY)" }
+        if TroveExecutable.path == nil { return "the trove executable was not found next to the tests (build it, or set TROVE_BINARY)" }
         return "\(timeTool) is not installed; it measures the child's peak memory"
     }
-
-    /// `$TROVE_BINARY`, or `trove` in the build products directory that holds the test bundle.
-    static let troveBinary: String? = {
-        if let explicit = ProcessInfo.processInfo.environment["TROVE_BINARY"] { return explicit }
-        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        if let executable = Bundle.main.executableURL { directory = executable.deletingLastPathComponent() }
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("trove").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }()
 
     /// The child's peak for a one-line plist: the runtime's own footprint. The smallest of three
     /// runs, so that a noisy run cannot inflate the baseline and hide growth.
@@ -120,7 +104,7 @@ enum HostileMemory {
 
     /// The peak resident set, in bytes, of `trove lint -s path`, whatever its verdict.
     static func peakResidentBytes(decoding path: String) throws -> Int {
-        guard let binary = troveBinary else { throw HostileMemoryError.noBinary }
+        guard let binary = TroveExecutable.path else { throw HostileMemoryError.noBinary }
         let report = FileManager.default.temporaryDirectory
             .appendingPathComponent("trove-peak-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: report) }

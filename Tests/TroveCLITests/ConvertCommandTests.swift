@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveTestSupport
 
 @Suite("trove convert", .enabled(if: TestEnvironment.hasTrove, "the trove executable was not built"))
 struct ConvertCommandTests {
@@ -230,7 +231,7 @@ struct ConvertCommandTests {
         let target = try directory.write(Data("original".utf8), as: "target.plist")
         // A file-size limit makes write(2) fail with EFBIG part way through, as a full disk fails
         // with ENOSPC; SIGXFSZ is ignored so that the failure is reported instead of fatal.
-        let binary = try #require(TestEnvironment.troveBinary)
+        let binary = try #require(TroveExecutable.path)
         let script = "trap '' XFSZ; ulimit -f 4; exec \"$0\" convert binary1 -o \"$1\" \"$2\""
         let result = try runProcess("/bin/sh", ["-c", script, binary, target, input])
         #expect(result.status == 1, "\(result.stderrText)")
@@ -287,54 +288,44 @@ struct ConvertCommandTests {
 /// Deterministic pseudo-random property-list values, built with Foundation types so that they
 /// can be written by the independent peer (PropertyListSerialization).
 struct ValueGenerator {
-    private var state: UInt64
+    /// The shared seeded generator, so that every run writes the same documents.
+    private var random: SplitMix
 
-    init(seed: UInt64) { state = seed }
-
-    /// SplitMix64: a tiny, well-mixed generator whose sequence is the same on every machine.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    init(seed: UInt64) { random = SplitMix(seed: seed) }
 
     /// A dictionary at the root, as most real files have.
     mutating func document() -> Any { dictionary(depth: 0) }
 
     mutating func value(depth: Int) -> Any {
-        switch below(depth >= 3 ? 7 : 9) {
+        switch random.below(depth >= 3 ? 7 : 9) {
         case 0: return string()
         case 1: return integer()
         case 2: return real()
-        case 3: return below(2) == 0
-        case 4: return Date(timeIntervalSinceReferenceDate: Double(Int(next() % 4_000_000_000)) - 2_000_000_000)
-        case 5: return Data((0..<below(40)).map { _ in UInt8(truncatingIfNeeded: next()) })
+        case 3: return random.below(2) == 0
+        case 4: return Date(timeIntervalSinceReferenceDate: Double(Int(random.next() % 4_000_000_000)) - 2_000_000_000)
+        case 5: return Data((0..<random.below(40)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
         case 6: return string()
-        case 7: return (0..<below(5)).map { _ in value(depth: depth + 1) }
+        case 7: return (0..<random.below(5)).map { _ in value(depth: depth + 1) }
         default: return dictionary(depth: depth + 1)
         }
     }
 
     mutating func dictionary(depth: Int) -> [String: Any] {
         var result: [String: Any] = [:]
-        for _ in 0..<below(6) + (depth == 0 ? 2 : 0) { result[string()] = value(depth: depth) }
+        for _ in 0..<random.below(6) + (depth == 0 ? 2 : 0) { result[string()] = value(depth: depth) }
         return result
     }
 
     mutating func string() -> String {
         let pieces = ["a", "Key", "10", "9", "é", "日本", "😀", " ", "&", "<", ">", "\"", "'", "\n", "\t", "z", "Ω", "_"]
-        return (0..<below(8)).map { _ in pieces[below(pieces.count)] }.joined()
+        return (0..<random.below(8)).map { _ in pieces[random.below(pieces.count)] }.joined()
     }
 
     mutating func integer() -> NSNumber {
-        switch below(5) {
-        case 0: return NSNumber(value: below(300) - 150)
-        case 1: return NSNumber(value: Int64(bitPattern: next()))
-        case 2: return NSNumber(value: next())
+        switch random.below(5) {
+        case 0: return NSNumber(value: random.below(300) - 150)
+        case 1: return NSNumber(value: Int64(bitPattern: random.next()))
+        case 2: return NSNumber(value: random.next())
         case 3: return NSNumber(value: Int64.min)
         default: return NSNumber(value: UInt64.max)
         }
@@ -342,6 +333,6 @@ struct ValueGenerator {
 
     mutating func real() -> Double {
         let choices: [Double] = [0, 0.1, -2.5, 1e300, .leastNonzeroMagnitude, 123456.789, 3.0e10, -1.0 / 3.0, 1e16, 1e15]
-        return below(3) == 0 ? Double(bitPattern: next() & 0x7FEF_FFFF_FFFF_FFFF) : choices[below(choices.count)]
+        return random.below(3) == 0 ? Double(bitPattern: random.next() & 0x7FEF_FFFF_FFFF_FFFF) : choices[random.below(choices.count)]
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trove
+import TroveTestSupport
 
 @Suite("Atomic replacement under kill -9", .enabled(if: TestEnvironment.hasTrove, "the trove executable was not built"))
 struct KillSafetyTests {
@@ -26,7 +27,7 @@ struct KillSafetyTests {
         let contents = [try Self.document(1), try Self.document(2)]
         let sources = [try directory.write(contents[0], as: "one.bplist"), try directory.write(contents[1], as: "two.bplist")]
         let target = try directory.write(contents[0], as: "target.plist")
-        let binary = try #require(TestEnvironment.troveBinary)
+        let binary = try #require(TroveExecutable.path)
 
         func start(_ source: String) throws -> Process {
             let process = Process()
@@ -54,7 +55,7 @@ struct KillSafetyTests {
         let earliest = duration / 10
         let window = max(1, duration - earliest)
 
-        var generator = ValueGenerator(seed: 0x5eed)
+        var generator = SplitMix(seed: 0x5eed)
         var killedMidway = 0
         for round in 0..<20 {
             let process = try start(sources[round % 2])

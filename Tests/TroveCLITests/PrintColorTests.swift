@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveTestSupport
 
 /// `trove print` in color: the same layout as the plain printout, painted and annotated.
 @Suite("trove print in color", .enabled(if: TestEnvironment.hasTrove, "the trove executable was not built"))
@@ -118,7 +119,7 @@ struct PrintColorTests {
     @Test("on a terminal: colored by default, plain with NO_COLOR, TERM=dumb or --no-color",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script(1) is needed for a pseudo-terminal"))
     func terminalDetection() throws {
-        let binary = try #require(TestEnvironment.troveBinary)
+        let binary = try #require(TroveExecutable.path)
         let sample = TestEnvironment.sample("Catalog.plist")
         func onTerminal(_ environment: String, _ options: String = "") throws -> String {
             let command = "env \(environment) '\(binary)' print \(options) '\(sample)'"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -38,21 +39,6 @@ enum TestEnvironment {
         }
     }()
 
-    /// The built `trove` executable: `$TROVE_BINARY`, or the one in the build products directory
-    /// that holds this test bundle (the test target depends on the product, so it is built).
-    static let troveBinary: String? = {
-        if let explicit = ProcessInfo.processInfo.environment["TROVE_BINARY"] { return explicit }
-        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        if let executable = Bundle.main.executableURL { directory = executable.deletingLastPathComponent() }
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("trove").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }()
-
     /// The toolchain's plutil: `$TROVE_PLUTIL`, the one next to `swift`, or the first on PATH.
     static let plutil: String? = {
         if let explicit = ProcessInfo.processInfo.environment["TROVE_PLUTIL"] { return explicit }
@@ -70,8 +56,8 @@ enum TestEnvironment {
         return nil
     }
 
-    static var hasTrove: Bool { troveBinary != nil }
-    static var hasPlutil: Bool { troveBinary != nil && plutil != nil }
+    static var hasTrove: Bool { TroveExecutable.path != nil }
+    static var hasPlutil: Bool { TroveExecutable.path != nil && plutil != nil }
 }
 
 /// Runs an executable to completion, feeding `stdin` and collecting both outputs. The outputs
@@ -111,7 +97,7 @@ func trove(_ arguments: String..., stdin: Data? = nil) throws -> ProcessResult {
 }
 
 func trove(arguments: [String], stdin: Data? = nil) throws -> ProcessResult {
-    let binary = try #require(TestEnvironment.troveBinary, "the trove executable was not found next to the tests")
+    let binary = try #require(TroveExecutable.path, "the trove executable was not found next to the tests")
     return try runProcess(binary, arguments, stdin: stdin)
 }
 

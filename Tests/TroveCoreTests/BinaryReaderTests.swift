@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TroveCore
+import TroveTestSupport
 
 /// A file whose top object is the single object `bytes`.
 private func single(_ bytes: [UInt8], version: Character = "0") -> [UInt8] {

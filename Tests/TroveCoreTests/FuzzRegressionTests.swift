@@ -1,10 +1,7 @@
 import Foundation
 import Testing
 import TroveCore
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import TroveTestSupport
 
 /// Replays every input the fuzz targets (`Fuzz/`) ever failed on, kept under
 /// `Tests/FuzzRegressions/<target>/`, through the checks that target makes: the reader either
@@ -58,7 +55,7 @@ struct FuzzRegressionTests {
 
     @Test("Every committed fuzz input is refused cleanly or round-trips", arguments: inputs)
     func replay(_ input: Input) async {
-        let outcome = await Deadline.run(seconds: 60) { FuzzReplay.check(input) }
+        let outcome = await HangGuard.run(seconds: 60) { FuzzReplay.check(input) }
         guard let outcome else {
             Issue.record("\(input.testDescription): still running after 60 s (a hang)")
             return
@@ -225,84 +222,5 @@ enum FuzzReplay {
             }
         }
         return try result.get()
-    }
-}
-
-/// Runs work on a thread of its own with a large stack and stops waiting after a deadline, so a
-/// regression that hangs fails its own test case instead of stalling the whole run.
-enum Deadline {
-    static func run<T: Sendable>(seconds: Double, _ work: @escaping @Sendable () -> T) async -> T? {
-        let gate = ResumeOnce<T?>()
-        return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
-            gate.set(continuation)
-            startThread { gate.resume(work()) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { gate.resume(nil) }
-        }
-    }
-
-    /// A detached thread with a 64 MB stack: debug builds spend far more stack per nesting level
-    /// than release builds, and the inputs nest up to the depth limit.
-    private static func startThread(_ body: @escaping @Sendable () -> Void) {
-        #if canImport(Glibc)
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setstacksize(&attributes, 64 << 20)
-        let job = Unmanaged.passRetained(Job(body)).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(
-            &thread, &attributes,
-            { raw in
-                raw.map { Unmanaged<Job>.fromOpaque($0).takeRetainedValue().body() }
-                return nil
-            }, job)
-        if started == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Job>.fromOpaque(job).release()
-            body()
-        }
-        #else
-        let thread = Thread(block: body)
-        thread.stackSize = 64 << 20
-        thread.start()
-        #endif
-    }
-
-    private final class Job: Sendable {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-
-    /// Resumes a continuation with the first value offered, ignoring later ones.
-    private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var continuation: CheckedContinuation<T, Never>?
-        private var pending: T?
-        private var done = false
-
-        func set(_ c: CheckedContinuation<T, Never>) {
-            lock.lock()
-            defer { lock.unlock() }
-            if done, let pending {
-                c.resume(returning: pending)
-                self.pending = nil
-            } else {
-                continuation = c
-            }
-        }
-
-        func resume(_ value: T) {
-            lock.lock()
-            defer { lock.unlock() }
-            guard !done else { return }
-            done = true
-            if let continuation {
-                continuation.resume(returning: value)
-                self.continuation = nil
-            } else {
-                pending = value
-            }
-        }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TroveCore
+import TroveTestSupport
 
 private func readJSON(
     _ text: String, limits: PlistLimits = .default, options: JSONPlistReader.Options = []
@@ -109,24 +110,7 @@ struct JSONReaderGrammarTests {
     }
 }
 
-struct JSONErrorCase: Sendable, CustomStringConvertible {
-    var bytes: [UInt8]
-    var code: PlistError.Code
-    var line: Int
-    var column: Int
-    var description: String { String(decoding: bytes.prefix(40), as: UTF8.self).debugDescription }
-
-    init(_ text: String, _ code: PlistError.Code, _ line: Int, _ column: Int) {
-        self.init(bytes: Array(text.utf8), code, line, column)
-    }
-
-    init(bytes: [UInt8], _ code: PlistError.Code, _ line: Int, _ column: Int) {
-        self.bytes = bytes
-        self.code = code
-        self.line = line
-        self.column = column
-    }
-}
+typealias JSONErrorCase = ReaderErrorCase<JSONPlistReader.Options>
 
 @Suite("JSON reader: errors")
 struct JSONReaderErrorTests {
@@ -185,15 +169,7 @@ struct JSONReaderErrorTests {
 
     @Test("rejects with a typed, located error", arguments: cases)
     func rejects(_ c: JSONErrorCase) {
-        do {
-            let value = try JSONPlistReader().read(c.bytes)
-            Issue.record("read \(value) instead of failing")
-        } catch {
-            #expect(error.code == c.code, "\(error)")
-            #expect(error.format == .json)
-            #expect(error.location == .lineColumn(line: c.line, column: c.column), "\(error)")
-            #expect(!error.message.isEmpty)
-        }
+        c.expectRefusal(naming: .json) { c throws(PlistError) in try JSONPlistReader().read(c.bytes) }
     }
 
     @Test func errorsCarryTheKeyPath() {
@@ -265,32 +241,14 @@ struct JSONReaderRobustnessTests {
     }
 
     @Test func mutatedInputsNeverTrap() {
-        var generator = TextValueGenerator(state: 7)
-        let alphabet = Array("{}[]:,\"\\u0123456789eE.-+tfn /".utf8) + [0xC3, 0xA9, 0xFF, 0x00]
-        var accepted = 0
-        var rejected = 0
-        for _ in 0..<600 {
-            var bytes = Array(Self.seedDocument.utf8)
-            for _ in 0..<(1 + generator.below(4)) {
-                let index = generator.below(bytes.count)
-                switch generator.below(3) {
-                case 0: bytes[index] = alphabet[generator.below(alphabet.count)]
-                case 1: bytes.insert(alphabet[generator.below(alphabet.count)], at: index)
-                default: bytes.remove(at: index)
-                }
-                if bytes.isEmpty { bytes = [0x5B] }
-            }
-            do {
-                _ = try JSONPlistReader().read(bytes)
-                accepted += 1
-            } catch {
-                #expect(error.format == .json)
-                #expect(error.location != nil)
-                rejected += 1
-            }
+        var mutator = ByteMutator(
+            random: SplitMix(seed: 7), alphabet: Array("{}[]:,\"\\u0123456789eE.-+tfn /".utf8) + [0xC3, 0xA9, 0xFF, 0x00],
+            emptyReplacement: 0x5B)
+        let outcome = mutator.readMutations(rounds: 600, of: [Self.seedDocument], naming: .json) { _, bytes throws(PlistError) in
+            _ = try JSONPlistReader().read(bytes)
         }
         // Both outcomes occur, so the mutations reach the grammar rather than one early check.
-        #expect(accepted > 0)
-        #expect(rejected > 0)
+        #expect(outcome.accepted > 0)
+        #expect(outcome.rejected > 0)
     }
 }

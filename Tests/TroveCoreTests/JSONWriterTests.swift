@@ -63,7 +63,7 @@ extension TextValueGenerator {
     static let keyAlphabet: [String] = ["a", "A", "b", "B", "1", "2", "10", "_", "-", " ", "é", "É", "z", "ß", "日", "/", "\""]
 
     mutating func key() -> String {
-        (0..<(1 + below(3))).map { _ in Self.keyAlphabet[below(Self.keyAlphabet.count)] }.joined()
+        (0..<(1 + random.below(3))).map { _ in Self.keyAlphabet[random.below(Self.keyAlphabet.count)] }.joined()
     }
 
     /// A value JSON can hold (no dates, data, UIDs, null or non-finite reals). With
@@ -72,27 +72,27 @@ extension TextValueGenerator {
     mutating func jsonValue(depth: Int = 0, singleKeyDictionaries: Bool = false, floats: Bool = true) -> PlistValue {
         // `floats` false also leaves out random bit patterns (subnormals and extremes), which
         // JSONSerialization does not always parse to the nearest double.
-        switch below(depth > 3 ? 4 : 6) {
+        switch random.below(depth > 3 ? 4 : 6) {
         case 0: return .string(string())
         case 1:
-            switch below(3) {
-            case 0: return .integer(PlistInteger(Int64(bitPattern: next())))
-            case 1: return .integer(PlistInteger(next()))
-            default: return .integer(PlistInteger(Int64(below(2001)) - 1000))
+            switch random.below(3) {
+            case 0: return .integer(PlistInteger(Int64(bitPattern: random.next())))
+            case 1: return .integer(PlistInteger(random.next()))
+            default: return .integer(PlistInteger(Int64(random.below(2001)) - 1000))
             }
         case 2:
             let doubles: [Double] = [
                 0.1, -2.5, 3, 1e300, .leastNonzeroMagnitude, 1e16, 1e15, 123456789012345.6, 1e-5, 0.0001, 1.5e-7,
-                100, 9007199254740992, 1.0 / 3, -Double(below(1_000_000)) / 64,
-            ] + (floats ? [Double(bitPattern: next() >> 2)] : [])
-            let pick = doubles[below(doubles.count)]
-            if floats, below(4) == 0 { return .real(PlistReal(Float(pick.isFinite ? pick : 0))) }
+                100, 9007199254740992, 1.0 / 3, -Double(random.below(1_000_000)) / 64,
+            ] + (floats ? [Double(bitPattern: random.next() >> 2)] : [])
+            let pick = doubles[random.below(doubles.count)]
+            if floats, random.below(4) == 0 { return .real(PlistReal(Float(pick.isFinite ? pick : 0))) }
             return .real(PlistReal(pick))
-        case 3: return .bool(below(2) == 0)
-        case 4: return .array((0..<below(4)).map { _ in jsonValue(depth: depth + 1, singleKeyDictionaries: singleKeyDictionaries, floats: floats) })
+        case 3: return .bool(random.below(2) == 0)
+        case 4: return .array((0..<random.below(4)).map { _ in jsonValue(depth: depth + 1, singleKeyDictionaries: singleKeyDictionaries, floats: floats) })
         default:
             var dict = PlistDictionary()
-            for _ in 0..<(singleKeyDictionaries ? below(2) : below(6)) {
+            for _ in 0..<(singleKeyDictionaries ? random.below(2) : random.below(6)) {
                 dict[key()] = jsonValue(depth: depth + 1, singleKeyDictionaries: singleKeyDictionaries, floats: floats)
             }
             return .dictionary(dict)
@@ -103,7 +103,7 @@ extension TextValueGenerator {
     mutating func jsonDocument(singleKeyDictionaries: Bool = false, floats: Bool = true) -> PlistValue {
         let inner = jsonValue(singleKeyDictionaries: singleKeyDictionaries, floats: floats)
         if inner.isContainer { return inner }
-        return singleKeyDictionaries || below(2) == 0 ? [inner] : [key(): inner]
+        return singleKeyDictionaries || random.below(2) == 0 ? [inner] : [key(): inner]
     }
 }
 
@@ -216,7 +216,7 @@ struct JSONWriterTests {
 
     @Test("generated values read back equal, by our reader and by JSONSerialization", arguments: 0..<40)
     func generatedRoundTrip(seed: Int) throws {
-        var generator = TextValueGenerator(state: UInt64(seed) &* 104_729)
+        var generator = TextValueGenerator(seed: UInt64(seed) &* 104_729)
         let value = generator.jsonDocument(floats: false)
         for options in [JSONPlistWriter.Options(), .plutilPretty] {
             let bytes = try JSONPlistWriter(options).write(value)
@@ -231,7 +231,7 @@ struct JSONWriterTests {
 struct JSONWriterPlutilTests {
     @Test("pretty output equals plutil -convert json -r", arguments: 0..<40)
     func prettyMatchesPlutil(seed: Int) throws {
-        var generator = TextValueGenerator(state: UInt64(seed) &+ 77)
+        var generator = TextValueGenerator(seed: UInt64(seed) &+ 77)
         let value = generator.jsonDocument()
         let plutil = try PlutilPeer.convert(value, pretty: true)
         #expect(plutil.status == 0)
@@ -243,7 +243,7 @@ struct JSONWriterPlutilTests {
 
     @Test("compact output equals plutil -convert json", arguments: 0..<30)
     func compactMatchesPlutil(seed: Int) throws {
-        var generator = TextValueGenerator(state: UInt64(seed) &+ 5000)
+        var generator = TextValueGenerator(seed: UInt64(seed) &+ 5000)
         let value = generator.jsonDocument(singleKeyDictionaries: true)
         let plutil = try PlutilPeer.convert(value, pretty: false)
         #expect(plutil.status == 0)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TroveCore
+import TroveTestSupport
 
 /// Opens `bytes` lazily.
 private func lazy(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> LazyBinaryPlist {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TroveCore
+import TroveTestSupport
 
 private func readOpenStep(
     _ text: String, limits: PlistLimits = .default, options: OpenStepPlistReader.Options = []
@@ -126,29 +127,7 @@ struct OpenStepReaderGrammarTests {
     }
 }
 
-struct OpenStepErrorCase: Sendable, CustomStringConvertible {
-    var bytes: [UInt8]
-    var code: PlistError.Code
-    var line: Int
-    var column: Int
-    var options: OpenStepPlistReader.Options = []
-    var description: String { String(decoding: bytes.prefix(40), as: UTF8.self).debugDescription }
-
-    init(_ text: String, _ code: PlistError.Code, _ line: Int, _ column: Int, options: OpenStepPlistReader.Options = []) {
-        self.bytes = Array(text.utf8)
-        self.code = code
-        self.line = line
-        self.column = column
-        self.options = options
-    }
-
-    init(bytes: [UInt8], _ code: PlistError.Code, _ line: Int, _ column: Int) {
-        self.bytes = bytes
-        self.code = code
-        self.line = line
-        self.column = column
-    }
-}
+typealias OpenStepErrorCase = ReaderErrorCase<OpenStepPlistReader.Options>
 
 @Suite("OpenStep reader: errors")
 struct OpenStepReaderErrorTests {
@@ -219,17 +198,7 @@ struct OpenStepReaderErrorTests {
 
     @Test("rejects with a typed, located error", arguments: cases)
     func rejects(_ c: OpenStepErrorCase) {
-        do {
-            let value = try OpenStepPlistReader(options: c.options).read(c.bytes)
-            Issue.record("read \(value) instead of failing")
-        } catch {
-            #expect(error.code == c.code, "\(error)")
-            #expect(error.format == .openStep)
-            if c.line > 0 {
-                #expect(error.location == .lineColumn(line: c.line, column: c.column), "\(error)")
-            }
-            #expect(!error.message.isEmpty)
-        }
+        c.expectRefusal(naming: .openStep) { c throws(PlistError) in try OpenStepPlistReader(options: c.options).read(c.bytes) }
     }
 
     @Test func nestingUpToTheLimitIsFineAndBeyondFails() throws {
@@ -333,32 +302,15 @@ struct OpenStepReaderRobustnessTests {
     }
 
     @Test func mutatedInputsNeverTrap() {
-        var generator = TextValueGenerator(state: 42)
-        let alphabet = Array("{}()<>=;,\"'\\/*UI0aZ \n\u{0}".utf8) + [0xC3, 0xA9, 0xFF, 0xE2, 0x80, 0xA8]
-        var accepted = 0
-        var rejected = 0
-        for round in 0..<600 {
-            var bytes = Array(Self.seedDocuments[round % Self.seedDocuments.count].utf8)
-            for _ in 0..<(1 + generator.below(4)) {
-                let index = generator.below(bytes.count)
-                switch generator.below(3) {
-                case 0: bytes[index] = alphabet[generator.below(alphabet.count)]
-                case 1: bytes.insert(alphabet[generator.below(alphabet.count)], at: index)
-                default: bytes.remove(at: index)
-                }
-                if bytes.isEmpty { bytes = [0x28] }
-            }
-            do {
-                _ = try OpenStepPlistReader(options: round % 2 == 0 ? [] : .gnustepExtensions).read(bytes)
-                accepted += 1
-            } catch {
-                #expect(error.format == .openStep)
-                #expect(error.location != nil)
-                rejected += 1
-            }
+        var mutator = ByteMutator(
+            random: SplitMix(seed: 42),
+            alphabet: Array("{}()<>=;,\"'\\/*UI0aZ \n\u{0}".utf8) + [0xC3, 0xA9, 0xFF, 0xE2, 0x80, 0xA8],
+            emptyReplacement: 0x28)
+        let outcome = mutator.readMutations(rounds: 600, of: Self.seedDocuments, naming: .openStep) { round, bytes throws(PlistError) in
+            _ = try OpenStepPlistReader(options: round % 2 == 0 ? [] : .gnustepExtensions).read(bytes)
         }
         // Both outcomes occur, so the mutations reach the grammar rather than one early check.
-        #expect(accepted > 0)
-        #expect(rejected > 0)
+        #expect(outcome.accepted > 0)
+        #expect(outcome.rejected > 0)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveCore
+import TroveTestSupport
 
 @Suite("PlistValue.differences(from:)")
 struct PlistDifferenceTests {
@@ -235,65 +236,56 @@ struct PlistDifferenceTests {
     }
 }
 
-/// A small deterministic generator of values and edits (SplitMix64), independent of any reader.
+/// Random values and edits for the difference tests, drawn from the shared seeded generator and
+/// independent of any reader.
 struct SeededRandom {
-    private var state: UInt64
+    private var random: SplitMix
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SplitMix(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-
-    mutating func key() -> String { ["a", "b", "c.d", "A", "é", "", "key"][below(7)] }
+    mutating func key() -> String { ["a", "b", "c.d", "A", "é", "", "key"][random.below(7)] }
 
     mutating func scalar() -> PlistValue {
-        switch below(8) {
-        case 0: return .string(["", "x", "hello", "1"][below(4)])
-        case 1: return .integer(PlistInteger(Int64(below(5)) - 2))
-        case 2: return .real([0.5, -0.0, 0.0, 1.0][below(4)])
-        case 3: return .bool(below(2) == 0)
-        case 4: return .date(PlistDate(secondsSinceReferenceDate: Double(below(3))))
-        case 5: return .data(Data(repeating: UInt8(below(3)), count: below(3)))
-        case 6: return .uid(UInt64(below(3)))
+        switch random.below(8) {
+        case 0: return .string(["", "x", "hello", "1"][random.below(4)])
+        case 1: return .integer(PlistInteger(Int64(random.below(5)) - 2))
+        case 2: return .real([0.5, -0.0, 0.0, 1.0][random.below(4)])
+        case 3: return .bool(random.below(2) == 0)
+        case 4: return .date(PlistDate(secondsSinceReferenceDate: Double(random.below(3))))
+        case 5: return .data(Data(repeating: UInt8(random.below(3)), count: random.below(3)))
+        case 6: return .uid(UInt64(random.below(3)))
         default: return .null
         }
     }
 
     mutating func value(depth: Int) -> PlistValue {
-        guard depth < 4, below(3) > 0 else { return scalar() }
-        if below(2) == 0 {
-            return .array((0..<below(5)).map { _ in value(depth: depth + 1) })
+        guard depth < 4, random.below(3) > 0 else { return scalar() }
+        if random.below(2) == 0 {
+            return .array((0..<random.below(5)).map { _ in value(depth: depth + 1) })
         }
         var entries = PlistDictionary()
-        for _ in 0..<below(5) { entries[key()] = value(depth: depth + 1) }
+        for _ in 0..<random.below(5) { entries[key()] = value(depth: depth + 1) }
         return .dictionary(entries)
     }
 
     /// A copy with a few random edits: replaced values, added and removed entries and elements,
     /// and shuffled key order (which must not count as a difference).
     mutating func mutated(_ value: PlistValue, depth: Int) -> PlistValue {
-        switch (value, below(6)) {
+        switch (value, random.below(6)) {
         case (_, 0):
             return self.value(depth: depth)
         case (.array(var elements), _):
             elements = elements.map { mutated($0, depth: depth + 1) }
-            if below(3) == 0 { elements.append(self.value(depth: depth + 1)) }
-            if below(3) == 0, !elements.isEmpty { elements.removeLast() }
+            if random.below(3) == 0 { elements.append(self.value(depth: depth + 1)) }
+            if random.below(3) == 0, !elements.isEmpty { elements.removeLast() }
             return .array(elements)
         case (.dictionary(let entries), _):
             var result = PlistDictionary()
-            let keys = below(2) == 0 ? Array(entries.keys) : Array(entries.keys.reversed())
-            for key in keys where below(6) > 0 {
+            let keys = random.below(2) == 0 ? Array(entries.keys) : Array(entries.keys.reversed())
+            for key in keys where random.below(6) > 0 {
                 if let child = entries[key] { result[key] = mutated(child, depth: depth + 1) }
             }
-            if below(3) == 0 { result[self.key()] = self.value(depth: depth + 1) }
+            if random.below(3) == 0 { result[self.key()] = self.value(depth: depth + 1) }
             return .dictionary(result)
         default:
             return value

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TroveCore
+import TroveTestSupport
 
 @Suite("XML writer")
 struct XMLWriterTests {
@@ -106,26 +107,14 @@ struct XMLWriterTests {
 
     // MARK: Differential test against plutil
 
-    /// SplitMix64: a fixed-seed generator so failures reproduce.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    static func randomString(_ g: inout SeededGenerator) -> String {
+    static func randomString(_ g: inout SplitMix) -> String {
         let pieces = ["a", "Z", "0", " ", "&", "<", ">", "\"", "'", "\t", "\n", "\r", "\u{1}", "\u{7F}", "é", "日本", "\u{1F600}",
                       "\u{FFFF}", "ß", "]]>", "&amp;", "CF$UID", "-", "_"]
         let n = Int(g.next() % 8)
         return (0..<n).map { _ in pieces[Int(g.next() % UInt64(pieces.count))] }.joined()
     }
 
-    static func randomScalar(_ g: inout SeededGenerator) -> PlistValue {
+    static func randomScalar(_ g: inout SplitMix) -> PlistValue {
         switch g.next() % 12 {
         case 0: return .string(randomString(&g))
         case 1: return .integer(PlistInteger(Int64(bitPattern: g.next()) >> (g.next() % 64)))
@@ -146,7 +135,7 @@ struct XMLWriterTests {
         }
     }
 
-    static func randomValue(_ g: inout SeededGenerator, depth: Int) -> PlistValue {
+    static func randomValue(_ g: inout SplitMix, depth: Int) -> PlistValue {
         let roll = g.next() % 10
         if depth > 0 && roll < 2 {
             return .array((0..<Int(g.next() % 5)).map { _ in randomValue(&g, depth: depth - 1) })
@@ -179,7 +168,7 @@ struct XMLWriterTests {
 
     @Test("a few hundred generated values print exactly as plutil -convert xml1 prints them", .enabled(if: hasPlutil, "plutil not found at /opt/swift/usr/bin/plutil"))
     func plutilDifferential() throws {
-        var g = SeededGenerator(state: 0x5EED_0F_7A0E)
+        var g = SplitMix(seed: 0x5EED_0F_7A0E)
         var values: [PlistValue] = []
         for _ in 0..<300 { values.append(Self.randomValue(&g, depth: 4)) }
         var deep: PlistValue = .data(Data((0..<150).map { UInt8($0) }))
