@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TroveCore
+import TroveTestSupport
 
 @Suite("XML reader")
 struct XMLReaderTests {
@@ -70,6 +71,66 @@ struct XMLReaderTests {
         #expect(try read("<data>AA==</data>") == .data(Data([0])))
         #expect(try read("<data>AAA</data>") == .data(Data()))
         #expect(try read("<data>A!AAA</data>") == .data(Data([0, 0, 0])))
+    }
+
+    @Test("base64: the four-at-a-time decoder agrees with CF's byte-at-a-time rules on random text")
+    func base64AgreesWithTheByteRules() throws {
+        // Letters mostly, so that the fast path runs, with padding, whitespace, punctuation CF
+        // skips and, now and then, a byte above 0x7F, which is an error.
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        let others = Array("==\n\t \r!-.".utf8)
+        var generator = SplitMix(seed: 0xB64)
+        var decoded = 0, refused = 0
+        for _ in 0..<3_000 {
+            var text: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...90, using: &generator) {
+                switch Int.random(in: 0..<100, using: &generator) {
+                case 0..<80: text.append(letters.randomElement(using: &generator)!)
+                case 80..<99: text.append(others.randomElement(using: &generator)!)
+                default: text.append(UInt8.random(in: 0x80...0xFF, using: &generator))
+                }
+            }
+            let expected = Self.referenceBase64(text)
+            do throws(XMLScalarSyntax.Failure) {
+                let bytes = try text.withUnsafeBufferPointer { b throws(XMLScalarSyntax.Failure) in try XMLScalarSyntax.decodeBase64(b) }
+                #expect(bytes == expected, "\(String(decoding: text, as: UTF8.self))")
+                decoded += 1
+            } catch {
+                #expect(expected == nil, "\(String(decoding: text, as: UTF8.self)): \(error.message)")
+                #expect(error.code == .badData)
+                refused += 1
+            }
+        }
+        #expect(decoded > 1_000 && refused > 100, "decoded \(decoded), refused \(refused)")
+    }
+
+    /// CF's rules one byte at a time: letters and `=` are sextets (`=` worth zero), other ASCII
+    /// is skipped, a quantum of four yields three bytes less one per `=` run at its end (spaces
+    /// do not break the run), and a byte above 0x7F is an error (nil).
+    private static func referenceBase64(_ text: [UInt8]) -> [UInt8]? {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var out: [UInt8] = []
+        var run = 0, count = 0
+        var bits: UInt32 = 0
+        for c in text {
+            guard c < 0x80 else { return nil }
+            if c == UInt8(ascii: "=") { run += 1 } else if ![0x20, 0x09, 0x0A, 0x0D].contains(c) { run = 0 }
+            let value: UInt32
+            if c == UInt8(ascii: "=") {
+                value = 0
+            } else if let index = alphabet.firstIndex(of: c) {
+                value = UInt32(index)
+            } else {
+                continue
+            }
+            count += 1
+            bits = bits << 6 | value
+            guard count % 4 == 0 else { continue }
+            out.append(UInt8(truncatingIfNeeded: bits >> 16))
+            if run < 2 { out.append(UInt8(truncatingIfNeeded: bits >> 8)) }
+            if run < 1 { out.append(UInt8(truncatingIfNeeded: bits)) }
+        }
+        return out
     }
 
     @Test("entities: the five predefined ones and numeric references, &#0; included")
