@@ -1,3 +1,5 @@
+import Foundation
+
 /// Derives an ``XMLLayout`` from a document that libxml2 has already accepted, by walking its
 /// UTF-8 bytes alongside the value read from them and comparing each piece with what the
 /// canonical writer would produce.
@@ -187,7 +189,7 @@ struct XMLLayoutScanner {
         XMLCanonicalSpelling.append(expected, to: &scratch)
         if selfClosing || cursor.count == 0 {
             XMLCanonicalSpelling.append("/>", to: &scratch)
-            if !tag.elementsEqual(scratch) { note.startTag = Array(tag) }
+            if !Self.sameBytes(tag, scratch) { note.startTag = Array(tag) }
             if selfClosing {
                 guard cursor.count == 0 else { return .failed }
                 layout.containers[index] = XMLContainerShape(
@@ -197,7 +199,7 @@ struct XMLLayoutScanner {
             }
         } else {
             scratch.append(UInt8(ascii: ">"))
-            if !tag.elementsEqual(scratch) { note.startTag = Array(tag) }
+            if !Self.sameBytes(tag, scratch) { note.startTag = Array(tag) }
         }
         var repeatedKeys: RepeatedKeyWalk?
         if expectRepeatedKeys, case .dictionary(let d) = value {
@@ -243,7 +245,7 @@ struct XMLLayoutScanner {
         XMLCanonicalSpelling.append("</", to: &scratch)
         XMLCanonicalSpelling.append(container.cursor.isDictionary ? "dict" : "array", to: &scratch)
         scratch.append(UInt8(ascii: ">"))
-        if !endTag.elementsEqual(scratch) { note.endTag = Array(endTag) }
+        if !Self.sameBytes(endTag, scratch) { note.endTag = Array(endTag) }
         if let repeats = container.repeatedKeys?.repeats, !repeats.isEmpty {
             note.repeatedEntries = repeats
         }
@@ -417,21 +419,31 @@ struct XMLLayoutScanner {
         scratch.append(UInt8(ascii: "<"))
         XMLCanonicalSpelling.append(name, to: &scratch)
         XMLCanonicalSpelling.append(isBool ? "/>" : ">", to: &scratch)
-        if !tag.elementsEqual(scratch) { note.startTag = Array(tag) }
+        if !Self.sameBytes(tag, scratch) { note.startTag = Array(tag) }
         scratch.removeAll(keepingCapacity: true)
         if !isBool {
             XMLCanonicalSpelling.append("</", to: &scratch)
             XMLCanonicalSpelling.append(name, to: &scratch)
             scratch.append(UInt8(ascii: ">"))
         }
-        if !endTag.elementsEqual(scratch) { note.endTag = Array(endTag) }
+        if !Self.sameBytes(endTag, scratch) { note.endTag = Array(endTag) }
         scratch.removeAll(keepingCapacity: true)
         XMLCanonicalSpelling.appendScalarContent(value, depth: depth, to: &scratch)
-        if !content.elementsEqual(scratch) {
+        if !Self.sameBytes(content, scratch) {
             note.content = Array(content)
             note.spelledValue = value
         }
         return true
+    }
+
+    /// Byte equality through `memcmp`. `elementsEqual` between a slice of the input and an array
+    /// iterates generically, element by element, and was the largest cost of reading a
+    /// data-heavy document with notes (every `<data>` is compared with its canonical base64).
+    @inline(__always)
+    private static func sameBytes(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let base = a.base.baseAddress, !b.isEmpty else { return true }
+        return b.withUnsafeBufferPointer { memcmp(base + a.startIndex, $0.baseAddress!, b.count) == 0 }
     }
 
     // MARK: Byte scanning
