@@ -1,5 +1,5 @@
 /// The values a reader has finished but not yet placed in their container: the children of every
-/// open container, innermost last.
+/// open container, innermost last. The binary and the XML reader both build values on one.
 ///
 /// A reader pushes each finished child here and, when a container closes, moves its children out
 /// in one step. Moving (rather than copying a slice and then truncating) leaves every child's
@@ -39,6 +39,13 @@ struct PlistValueStack: ~Copyable {
         base.deallocate()
         base = moved
         capacity = larger
+    }
+
+    /// Removes and returns the top value; the stack must not be empty.
+    mutating func popLast() -> PlistValue {
+        precondition(count > 0, "popLast on an empty value stack")
+        count -= 1
+        return (base + count).move()
     }
 
     /// Moves the values from position `start` to the top into a new array, in order, and removes

@@ -41,10 +41,11 @@ enum XMLElementKind: UInt8 {
 }
 
 /// The state of one parse: the stack of open elements, the values and keys they have finished,
-/// the text of the current scalar and the first error. libxml2 calls the SAX functions below with a pointer to it as user data; it is a
-/// struct behind a pointer rather than a class so the per-event calls pay for neither reference
-/// counting nor dynamic exclusivity checks.
-struct XMLParseSession {
+/// the text of the current scalar and the first error. libxml2 calls the SAX functions below
+/// with a pointer to it as user data; it is a struct behind a pointer rather than a class so the
+/// per-event calls pay for neither reference counting nor dynamic exclusivity checks. It is
+/// non-copyable because its value stack owns the values it holds.
+struct XMLParseSession: ~Copyable {
     /// One open element. Plain data: what a container has finished lives on the session's
     /// `values` and `keys` stacks above the frame's bases, so pushing and popping frames retains
     /// and releases nothing, and a finished child is never copied into a growing array of its
@@ -67,7 +68,7 @@ struct XMLParseSession {
     var failure: PlistError?
     var frames: [Frame] = []
     /// The finished children of every open element, innermost last.
-    var values: [PlistValue] = []
+    var values = PlistValueStack()
     /// The keys of every open dictionary, innermost last.
     var keys: [String] = []
     var text: [UInt8] = []
@@ -195,10 +196,10 @@ struct XMLParseSession {
                 fail(.badRoot, "<plist> holds no value", line: frame.line, column: frame.column)
                 return
             }
-            value = values.removeLast()
+            value = values.popLast()
         case .array:
             containerDepth -= 1
-            value = .array(takeValues(from: frame.valueBase))
+            value = .array(values.popArray(from: frame.valueBase))
         case .dict:
             containerDepth -= 1
             if hasPendingKey(frame) {
@@ -255,7 +256,7 @@ struct XMLParseSession {
             if let context { xmlStopParser(context) }
             return
         }
-        values.append(value)
+        values.push(value)
     }
 
     /// Whether the dictionary `frame` (the innermost open element) has a key waiting for its
@@ -264,31 +265,21 @@ struct XMLParseSession {
         keys.count - frame.keyBase > values.count - frame.valueBase
     }
 
-    /// Removes the values from `start` to the top of `values`, in order. Each is moved out and
-    /// `.null`, which owns nothing, put in its place, so that neither the move nor the removal
-    /// retains or releases anything.
-    private mutating func takeValues(from start: Int) -> [PlistValue] {
-        let count = values.count - start
-        var taken: [PlistValue] = []
-        taken.reserveCapacity(count)
-        values.withUnsafeMutableBufferPointer { buffer in
-            let first = buffer.baseAddress! + start
-            for i in 0..<count { taken.append((first + i).move()) }
-            first.initialize(repeating: .null, count: count)
-        }
-        values.removeSubrange(start...)
-        return taken
-    }
-
     /// The finished dictionary `frame` as keys and values, removed from the stacks. A repeated
     /// key keeps its first position and takes the last value, as in CF.
     private mutating func takeDictionary(_ frame: Frame) -> PlistDictionary {
-        let entries = takeValues(from: frame.valueBase)
-        var storage = OrderedDictionary<String, PlistValue>(minimumCapacity: entries.count)
-        for (i, value) in entries.enumerated() {
-            if storage.updateValue(value, forKey: keys[frame.keyBase + i]) != nil { hasRepeatedKeys = true }
+        var storage = OrderedDictionary<String, PlistValue>(minimumCapacity: values.count - frame.valueBase)
+        var repeated = false
+        // The keys are swapped out while the values are taken: the closure may not touch `self`,
+        // and a copy of the array would make removing the keys copy it whole.
+        var keys: [String] = []
+        swap(&keys, &self.keys)
+        values.popEach(from: frame.valueBase) { i, value in
+            if storage.updateValue(value, forKey: keys[frame.keyBase + i]) != nil { repeated = true }
         }
         keys.removeSubrange(frame.keyBase...)
+        swap(&keys, &self.keys)
+        if repeated { hasRepeatedKeys = true }
         return PlistDictionary(storage)
     }
 

@@ -48,7 +48,7 @@ public struct XMLPlistReader: Sendable {
         utf8 b: UnsafeBufferPointer<UInt8>, encoding: XMLTextEncoding, keepingLayout: Bool
     ) throws(PlistError) -> (value: PlistValue, layout: XMLLayout?) {
         let prescan = try XMLMarkupPrescan(b)
-        let session: XMLParseSession
+        let session: XMLParseOutcome
         if prescan.isEmpty {
             session = try parse(b)
         } else {
@@ -63,8 +63,15 @@ public struct XMLPlistReader: Sendable {
         return (value, layout)
     }
 
-    /// Runs libxml2 over UTF-8 text and returns the finished session (its error thrown).
-    private func parse(_ b: UnsafeBufferPointer<UInt8>) throws(PlistError) -> XMLParseSession {
+    /// What a finished parse leaves for the reader: the value and what the layout scanner needs.
+    private struct XMLParseOutcome {
+        var result: PlistValue?
+        var layoutIsUnreliable: Bool
+        var hasRepeatedKeys: Bool
+    }
+
+    /// Runs libxml2 over UTF-8 text and returns what the session found (its error thrown).
+    private func parse(_ b: UnsafeBufferPointer<UInt8>) throws(PlistError) -> XMLParseOutcome {
         _ = libXML2Initialized
         guard let base = b.baseAddress, b.count > 0 else {
             throw PlistError(.unexpectedEnd, format: .xml, at: .lineColumn(line: 1, column: 1), "the document is empty")
@@ -91,11 +98,11 @@ public struct XMLPlistReader: Sendable {
         context.pointee.userData = UnsafeMutableRawPointer(state)
         _ = xmlParseDocument(context)
         context.pointee.userData = nil
-        var session = state.move()
+        let session = state.move()
         state.deallocate()
-        session.context = nil
         if let failure = session.failure { throw failure }
-        return session
+        return XMLParseOutcome(
+            result: session.result, layoutIsUnreliable: session.layoutIsUnreliable, hasRepeatedKeys: session.hasRepeatedKeys)
     }
 
     /// The SAX2 callbacks. Each receives the session as its user data; none captures state.
