@@ -218,20 +218,14 @@ struct BinaryObjectScanner {
         return value
     }
 
-    /// Decodes a scalar, taking integers of 1 to 8 bytes (most of the objects in a typical
-    /// file) inline and everything else, errors included, through ``decodeScalar(_:at:)``.
+    /// Decodes a scalar. Integers, most of the objects in a typical file, are read inline;
+    /// everything else goes through ``decodeScalar(_:at:)``, which is not inlined.
     @inline(__always)
     private mutating func scalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
         let marker = bytes[start]
-        if marker & 0xFC == 0x10 {
-            let width = 1 << Int(marker & 0x03)
-            if width < areaEnd - start {
-                if keepsLayout { note(index, marker: marker) }
-                let raw = bytes.loadBigEndian(at: start + 1, width: width)
-                return .integer(width == 8 ? PlistInteger(Int64(bitPattern: raw)) : PlistInteger(raw))
-            }
-        }
-        return try decodeScalar(index, at: start)
+        guard marker >> 4 == 0x1 else { return try decodeScalar(index, at: start) }
+        note(index, marker: marker)
+        return .integer(try integer(index, marker: marker, at: start))
     }
 
     @inline(__always)
@@ -308,6 +302,7 @@ struct BinaryObjectScanner {
         }
     }
 
+    /// Every scalar but integers, which ``scalar(_:at:)`` reads before calling this.
     @inline(never)
     private mutating func decodeScalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
         let marker = bytes[start]
@@ -324,9 +319,6 @@ struct BinaryObjectScanner {
             default:
                 throw BinaryTrailer.error(.badObject, at: start, "unknown object marker \(hex(marker))")
             }
-        case 0x1:
-            note(index, marker: marker)
-            return .integer(try integer(index, marker: marker, at: start))
         case 0x2:
             note(index, marker: marker)
             if nibble == 2 {
@@ -389,6 +381,7 @@ struct BinaryObjectScanner {
 
     /// An integer object (`0x1n`, 2^n bytes). 1, 2 and 4 bytes are unsigned, 8 bytes signed,
     /// and 16 bytes count only their low 64 bits, read as unsigned, as CoreFoundation does.
+    @inline(__always)
     private mutating func integer(_ index: Int, marker: UInt8, at start: Int) throws(PlistError) -> PlistInteger {
         let power = marker & 0x0F
         guard power <= 4 else {
@@ -448,7 +441,7 @@ struct BinaryObjectScanner {
             case .cached: hidden[i] = decoded[object]
             // A scalar that is not kept decodes again exactly as it did the first time.
             case .scalar:
-                if let start = try? lookup.offset(ofObject: object), let value = try? decodeScalar(object, at: start) {
+                if let start = try? lookup.offset(ofObject: object), let value = try? scalar(object, at: start) {
                     hidden[i] = value
                 }
             case .unseen, .open: break
