@@ -29,14 +29,29 @@ struct FastPathTests {
     @Test("control-character prescan agrees with a byte-by-byte scan at every position")
     func controlScanMatchesNaive() {
         let interesting: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x41, 0x7F, 0x80, 0xBF, 0xEE, 0xEF, 0xF0]
+        func isHit(_ c: UInt8) -> Bool { (c < 0x20 && c != 0x09 && c != 0x0A) || c == 0xEF }
         for length in [0, 1, 15, 16, 17, 40] {
             for position in stride(from: 0, to: max(length, 1), by: 7) {
                 for byte in interesting {
-                    var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: length)
-                    if position < length { bytes[position] = byte }
-                    let naive = bytes.contains { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A) || $0 == 0xEF }
-                    let fast = bytes.withUnsafeBufferPointer { XMLMarkupPrescan.containsControlOrEF($0) }
-                    #expect(fast == naive, "length \(length), byte \(byte) at \(position)")
+                    for second in [UInt8(ascii: "y"), 0x01, 0xEF] {
+                        var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+                        if position < length { bytes[position] = byte }
+                        // A second candidate later in the same word must not hide the first.
+                        if position + 3 < length { bytes[position + 3] = second }
+                        let naive = bytes.contains(where: isHit)
+                        let fast = bytes.withUnsafeBufferPointer { XMLMarkupPrescan.containsControlOrEF($0) }
+                        #expect(fast == naive, "length \(length), byte \(byte) at \(position)")
+                        // Every start and end, so that both the word loop and the byte tail are asked.
+                        for start in 0...length {
+                            for end in stride(from: start, through: length, by: 3) {
+                                let expected = (start..<end).first { isHit(bytes[$0]) }
+                                let found = bytes.withUnsafeBufferPointer {
+                                    XMLMarkupPrescan.firstControlOrEF($0, from: start, to: end)
+                                }
+                                #expect(found == expected, "length \(length), \(start)..<\(end), byte \(byte) at \(position)")
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -110,6 +110,7 @@ struct BinaryObjectScanner {
     mutating func decodeTop() throws(PlistError) -> PlistValue {
         var ancestors: [Frame] = []
         var values = PlistValueStack()
+        var dictionaries = PlistDictionaryAssembler()
         let lookup = self.lookup
         var current = Frame(index: 0, walkIndex: 0, refs: 0, count: 0, base: 0, isDictionary: false)
         if let value = try begin(trailer.topObject, referencedAt: trailer.offsetTableOffset, valueBase: 0, opening: &current) {
@@ -132,7 +133,7 @@ struct BinaryObjectScanner {
                     current = opened
                 }
             } else {
-                let value = try finish(current, values: &values)
+                let value = try finish(current, values: &values, dictionaries: &dictionaries)
                 guard let parent = ancestors.popLast() else {
                     try checkExpansion(deliveredSize, at: trailer.offsetTableOffset)
                     return value
@@ -238,23 +239,27 @@ struct BinaryObjectScanner {
 
     /// Completes a container whose children are all decoded: moves them off the value stack
     /// into the container's value.
-    private mutating func finish(_ frame: Frame, values: inout PlistValueStack) throws(PlistError) -> PlistValue {
+    private mutating func finish(
+        _ frame: Frame, values: inout PlistValueStack, dictionaries: inout PlistDictionaryAssembler
+    ) throws(PlistError) -> PlistValue {
         try checkExpansion(frame.expanded, at: frame.refs)
         let value: PlistValue
         if frame.isDictionary {
-            var storage = OrderedDictionary<String, PlistValue>(minimumCapacity: frame.count)
+            var keys = ContiguousArray<String>()
+            keys.reserveCapacity(frame.count)
             let refSize = trailer.objectRefSize
-            values.popEach(from: frame.base) { i, child in
+            for i in 0..<frame.count {
                 let key = Int(bytes.loadBigEndian(at: frame.refs + i * refSize, width: refSize))
                 // `decodeKey` has proven every key object a cached string when the frame opened.
-                guard case .string(let text) = decoded[key] else { return }
-                // A repeated key keeps its first position and its last value, as CoreFoundation does.
-                storage[text] = child
+                guard case .string(let text) = decoded[key] else { preconditionFailure("key object \(key) is not a decoded string") }
+                keys.append(text)
             }
-            if keepsLayout && storage.count < frame.count {
+            // A repeated key keeps its first position and its last value, as CoreFoundation does.
+            let (dictionary, repeated) = dictionaries.assemble(keys: keys, values: values.popContiguousArray(from: frame.base))
+            if keepsLayout && repeated {
                 noteRepeatedKeys(count: frame.count, refsAt: frame.refs, walkPosition: frame.walkIndex)
             }
-            value = .dictionary(PlistDictionary(storage))
+            value = .dictionary(dictionary)
         } else {
             value = .array(values.popArray(from: frame.base))
         }

@@ -51,27 +51,25 @@ struct PlistValueStack: ~Copyable {
     /// Moves the values from position `start` to the top into a new array, in order, and removes
     /// them from the stack.
     mutating func popArray(from start: Int) -> [PlistValue] {
+        pop(from: start, into: [PlistValue].self)
+    }
+
+    /// ``popArray(from:)`` into the array type an `OrderedDictionary` keeps its values in.
+    mutating func popContiguousArray(from start: Int) -> ContiguousArray<PlistValue> {
+        pop(from: start, into: ContiguousArray<PlistValue>.self)
+    }
+
+    @inline(__always)
+    private mutating func pop<A: RangeReplaceableCollection<PlistValue>>(from start: Int, into _: A.Type) -> A {
         let n = count - start
-        guard n > 0 else { return [] }
+        guard n > 0 else { return A() }
         // `reserveCapacity` and `append` are specialized for `PlistValue`; building the array
         // with `init(unsafeUninitializedCapacity:)` instead goes through the runtime's generic
         // path and its metadata lookups, which cost more than the appends.
-        var array: [PlistValue] = []
+        var array = A()
         array.reserveCapacity(n)
         count = start
         for i in 0..<n { array.append((base + start + i).move()) }
         return array
-    }
-
-    /// Removes the values from position `start` to the top, handing each to `body` in order with
-    /// its position relative to `start`. `body` must not throw or touch the stack: the values are
-    /// moved out as they are handed over.
-    mutating func popEach(from start: Int, _ body: (Int, consuming PlistValue) -> Void) {
-        let n = count - start
-        guard n > 0 else { return }
-        // The stack forgets the values first, so that a value handed over is never also
-        // deinitialized by the stack.
-        count = start
-        for i in 0..<n { body(i, (base + start + i).move()) }
     }
 }

@@ -34,14 +34,16 @@ struct XMLMarkupPrescan {
             let found = memchr(base + i, Int32(UInt8(ascii: "<")), n - i)
             let lt = found.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? n
             if hasControls && insideRoot {
-                for k in textStart..<lt {
-                    let c = b[k]
-                    if c < 0x20 && c != 0x09 && c != 0x0A {
-                        edits.append((k..<(k + 1), Array("&#\(c);".utf8)))
-                    } else if c == 0xEF, k + 2 < lt, b[k + 1] == 0xBF, b[k + 2] == 0xBE || b[k + 2] == 0xBF {
+                var k = textStart
+                while let hit = Self.firstControlOrEF(b, from: k, to: lt) {
+                    let c = b[hit]
+                    if c != 0xEF {
+                        edits.append((hit..<(hit + 1), Array("&#\(c);".utf8)))
+                    } else if hit + 2 < lt, b[hit + 1] == 0xBF, b[hit + 2] == 0xBE || b[hit + 2] == 0xBF {
                         // U+FFFE and U+FFFF: Unicode scalars CF keeps, characters XML forbids.
-                        edits.append((k..<(k + 3), Array("&#\(b[k + 2] == 0xBE ? 65534 : 65535);".utf8)))
+                        edits.append((hit..<(hit + 3), Array("&#\(b[hit + 2] == 0xBE ? 65534 : 65535);".utf8)))
                     }
+                    k = hit + 1
                 }
             }
             guard found != nil else { break }
@@ -111,33 +113,46 @@ struct XMLMarkupPrescan {
     // MARK: Scanning helpers
 
     /// Whether `b` holds a C0 control other than tab and newline, or the byte 0xEF (which starts
-    /// U+FFFE and U+FFFF): eight bytes per step, since this looks at every byte of every document.
+    /// U+FFFE and U+FFFF).
     static func containsControlOrEF(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = b.baseAddress else { return false }
+        firstControlOrEF(b, from: 0, to: b.count) != nil
+    }
+
+    /// The position of the first C0 control other than tab and newline, or byte 0xEF, in
+    /// `start..<end`: eight bytes per step, since this looks at every byte of every document
+    /// (and at every text byte again when the document has any such byte).
+    static func firstControlOrEF(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
+        guard let base = b.baseAddress else { return nil }
         let raw = UnsafeRawPointer(base)
         let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
         let high: UInt64 = 0x8080_8080_8080_8080
         /// The high bit of each byte of `w` that is zero. Exact per byte: `(x & 0x7F) + 0x7F`
         /// never carries into the next byte.
         func zeroBytes(_ w: UInt64) -> UInt64 { ~(((w & low7) &+ low7) | w) & high }
-        var i = 0
-        // Invariant: i + 8 <= b.count inside the loop, so every load is within the buffer.
-        while i + 8 <= b.count {
+        var i = start
+        // Invariant: i + 8 <= end inside the loop, so every load is within the range.
+        while i + 8 <= end {
             let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             // Bytes below 0x20: high bit clear and (x & 0x7F) + 0x60 below 0x80 (no carry-out).
             let below20 = ~(((w & low7) &+ 0x6060_6060_6060_6060) | w) & high
-            let tab = zeroBytes(w ^ 0x0909_0909_0909_0909)
-            let newline = zeroBytes(w ^ 0x0A0A_0A0A_0A0A_0A0A)
             let ef = zeroBytes(w ^ 0xEFEF_EFEF_EFEF_EFEF)
-            if (below20 & ~tab & ~newline) | ef != 0 { return true }
+            // Tabs and newlines are rare inside text, so they are only told apart from the
+            // other controls when the word holds some byte below 0x20.
+            if below20 | ef != 0 {
+                let tab = zeroBytes(w ^ 0x0909_0909_0909_0909)
+                let newline = zeroBytes(w ^ 0x0A0A_0A0A_0A0A_0A0A)
+                let hits = (below20 & ~tab & ~newline) | ef
+                // Little-endian load: the lowest set bit is the first byte in memory.
+                if hits != 0 { return i + (UInt64(littleEndian: hits).trailingZeroBitCount >> 3) }
+            }
             i += 8
         }
-        while i < b.count {
+        while i < end {
             let c = b[i]
-            if (c < 0x20 && c != 0x09 && c != 0x0A) || c == 0xEF { return true }
+            if (c < 0x20 && c != 0x09 && c != 0x0A) || c == 0xEF { return i }
             i += 1
         }
-        return false
+        return nil
     }
 
     static func endsName(_ c: UInt8) -> Bool {

@@ -71,6 +71,7 @@ struct XMLParseSession: ~Copyable {
     var values = PlistValueStack()
     /// The keys of every open dictionary, innermost last.
     var keys: [String] = []
+    var dictionaries = PlistDictionaryAssembler()
     var text: [UInt8] = []
     var result: PlistValue?
     var containerDepth = 0
@@ -268,19 +269,12 @@ struct XMLParseSession: ~Copyable {
     /// The finished dictionary `frame` as keys and values, removed from the stacks. A repeated
     /// key keeps its first position and takes the last value, as in CF.
     private mutating func takeDictionary(_ frame: Frame) -> PlistDictionary {
-        var storage = OrderedDictionary<String, PlistValue>(minimumCapacity: values.count - frame.valueBase)
-        var repeated = false
-        // The keys are swapped out while the values are taken: the closure may not touch `self`,
-        // and a copy of the array would make removing the keys copy it whole.
-        var keys: [String] = []
-        swap(&keys, &self.keys)
-        values.popEach(from: frame.valueBase) { i, value in
-            if storage.updateValue(value, forKey: keys[frame.keyBase + i]) != nil { repeated = true }
-        }
+        let frameKeys = ContiguousArray(keys[frame.keyBase...])
         keys.removeSubrange(frame.keyBase...)
-        swap(&keys, &self.keys)
+        let (dictionary, repeated) = dictionaries.assemble(
+            keys: frameKeys, values: values.popContiguousArray(from: frame.valueBase))
         if repeated { hasRepeatedKeys = true }
-        return PlistDictionary(storage)
+        return dictionary
     }
 
     /// Counts a string's or data's payload, and the key a dictionary will store the value under.
