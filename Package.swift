@@ -18,10 +18,13 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
+        // `%.17g` without Swift's variadic-argument machinery (see the header).
+        .target(name: "CTroveFormatting"),
         .target(
             name: "TroveCore",
             dependencies: [
                 "CLibXML2",
+                "CTroveFormatting",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),

@@ -270,10 +270,17 @@ struct ConversionPlan: Sendable {
         return .file(input.path)
     }
 
+    /// Whether reading `data` should keep layout notes: only a write into the format the input
+    /// is already in follows them, and keeping them costs (an XML read takes about twice as long).
+    func keepsLayout(reading data: Data) -> Bool {
+        guard case .plist(let format) = target, format == .xml1 || format == .binary1 else { return false }
+        return data.withUnsafeBytes { PlistFormat.detect($0) } == format.plistFormat
+    }
+
     /// Reads, converts and writes one input; returns the bytes read and written.
     func convert(_ input: InputFile, to destination: OutputTarget) throws(PlistError) -> (read: Int, written: Int) {
         let data = try FileReader.read(input.path)
-        let document = try Plist.read(data, options: PlistReadOptions(keepsLayout: target.sourceLanguage == nil))
+        let document = try Plist.read(data, options: PlistReadOptions(keepsLayout: keepsLayout(reading: data)))
         var outputs: [(OutputTarget, Data)] = []
         switch target {
         case .plist(let format):
