@@ -64,6 +64,18 @@ struct XMLWriterTests {
         #expect(try text(.date(PlistDate(secondsSinceReferenceDate: -0.5))) == document("<date>2000-12-31T23:59:59Z</date>"))
         let yearMinusOne = try XMLTestSupport.read("<plist><date>-0001-01-01T00:00:00Z</date></plist>")
         #expect(try text(yearMinusOne) == document("<date>-001-01-01T00:00:00Z</date>"))
+        // Every field zero-padded as %02d (the year %04d), over years of one to six digits.
+        var random = SplitMix(seed: 0xDA7E)
+        for _ in 0..<500 {
+            let seconds = Double(Int64(bitPattern: random.next()) % 300_000_000_000)
+            let c = CivilTime(secondsSinceReferenceDate: seconds)
+            guard c.year >= 0 else { continue }
+            let expected = String(
+                format: "%04lld-%02d-%02dT%02d:%02d:%02dZ", c.year, c.month, c.day, c.hour, c.minute, c.second)
+            var out: [UInt8] = []
+            XMLCanonicalSpelling.appendDate(PlistDate(secondsSinceReferenceDate: seconds), to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == expected)
+        }
     }
 
     @Test("base64 lines of 76 columns minus 8 per tab, indentation capped at 8")

@@ -1,3 +1,4 @@
+import CTroveFormatting
 import Foundation
 
 /// The exact bytes CoreFoundation's XML writer (and so `plutil -convert xml1`) produces for each
@@ -116,14 +117,13 @@ enum XMLCanonicalSpelling {
         if d.isNaN { return append("nan", to: &out) }
         if d.isInfinite { return d > 0 ? append("+infinity", to: &out) : append("-infinity", to: &out) }
         if d == 0 { return append("0.0", to: &out) }
-        var buffer = [CChar](repeating: 0, count: 40)
-        let n = buffer.withUnsafeMutableBufferPointer { p in
-            withVaList([d]) { vsnprintf(p.baseAddress, 40, "%.17g", $0) }
-        }
-        for k in 0..<max(0, min(Int(n), 39)) {
-            let c = UInt8(bitPattern: buffer[k])
-            // A locale with a decimal comma must not leak into the file.
-            out.append(c == UInt8(ascii: ",") ? UInt8(ascii: ".") : c)
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 40) { buffer in
+            let n = trove_format_real_g17(buffer.baseAddress, 40, d)
+            for k in 0..<max(0, min(Int(n), 39)) {
+                let c = UInt8(bitPattern: buffer[k])
+                // A locale with a decimal comma must not leak into the file.
+                out.append(c == UInt8(ascii: ",") ? UInt8(ascii: ".") : c)
+            }
         }
     }
 
@@ -131,10 +131,25 @@ enum XMLCanonicalSpelling {
     /// seconds rounded toward negative infinity.
     static func appendDate(_ date: PlistDate, to out: inout [UInt8]) {
         let c = CivilTime(secondsSinceReferenceDate: date.secondsSinceReferenceDate)
+        /// `v` (not negative) in decimal, zero-padded to `width` digits: written straight into
+        /// `out`, since a `String` per field made dates the costliest scalar to write.
         func pad(_ v: Int64, _ width: Int) {
-            let digits = Array(String(v).utf8)
-            for _ in digits.count..<max(width, digits.count) { out.append(UInt8(ascii: "0")) }
-            out.append(contentsOf: digits)
+            var digits = 1
+            var limit: Int64 = 10
+            while digits < 19 && v >= limit {
+                digits += 1
+                limit &*= 10
+            }
+            for _ in digits..<max(width, digits) { out.append(UInt8(ascii: "0")) }
+            let end = out.count + digits
+            out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+            var rest = v
+            var k = end
+            while k > end - digits {
+                k -= 1
+                out[k] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
         }
         if c.year < 0 {
             out.append(UInt8(ascii: "-"))

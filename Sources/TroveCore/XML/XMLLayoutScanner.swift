@@ -168,8 +168,8 @@ struct XMLLayoutScanner {
         guard let (tag, selfClosing) = scanStartTag() else { return .failed }
         let name = XMLEmitter.tagName(tag)
         let expected = XMLCanonicalSpelling.elementName(value)
-        var nameFits = name.elementsEqual(XMLEmitter.bytes(expected))
-        if case .string = value, name.elementsEqual("key".utf8) { nameFits = true }
+        var nameFits = Self.isTag(name, opening: "", name: expected, closing: "")
+        if case .string = value, Self.isTag(name, opening: "", name: "key", closing: "") { nameFits = true }
         guard nameFits else { return .failed }
 
         let cursor: PlistContainerCursor
@@ -368,7 +368,7 @@ struct XMLLayoutScanner {
         counter += 1
         var note = XMLNodeNote()
         scanLeading(depth: depth, into: &note)
-        guard let (tag, selfClosing) = scanStartTag(), XMLEmitter.tagName(tag).elementsEqual("key".utf8) else {
+        guard let (tag, selfClosing) = scanStartTag(), Self.isTag(XMLEmitter.tagName(tag), opening: "", name: "key", closing: "") else {
             return false
         }
         guard scanScalarBody(.string(key), name: "key", tag: tag, selfClosing: selfClosing, depth: depth, note: &note)
@@ -415,25 +415,50 @@ struct XMLLayoutScanner {
         }
         let isBool: Bool
         if case .bool = value { isBool = true } else { isBool = false }
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(UInt8(ascii: "<"))
-        XMLCanonicalSpelling.append(name, to: &scratch)
-        XMLCanonicalSpelling.append(isBool ? "/>" : ">", to: &scratch)
-        if !Self.sameBytes(tag, scratch) { note.startTag = Array(tag) }
-        scratch.removeAll(keepingCapacity: true)
-        if !isBool {
-            XMLCanonicalSpelling.append("</", to: &scratch)
-            XMLCanonicalSpelling.append(name, to: &scratch)
-            scratch.append(UInt8(ascii: ">"))
+        if !Self.isTag(tag, opening: "<", name: name, closing: isBool ? "/>" : ">") { note.startTag = Array(tag) }
+        if isBool ? !endTag.isEmpty : !Self.isTag(endTag, opening: "</", name: name, closing: ">") {
+            note.endTag = Array(endTag)
         }
-        if !Self.sameBytes(endTag, scratch) { note.endTag = Array(endTag) }
-        scratch.removeAll(keepingCapacity: true)
-        XMLCanonicalSpelling.appendScalarContent(value, depth: depth, to: &scratch)
-        if !Self.sameBytes(content, scratch) {
+        if !isCanonicalContent(content, of: value, depth: depth) {
             note.content = Array(content)
             note.spelledValue = value
         }
         return true
+    }
+
+    /// Whether `content` is what the canonical writer spells `value` as. A string (most
+    /// scalars, and every key) is compared in place: its canonical spelling is its own UTF-8
+    /// unless it holds `&`, `<` or `>`, which a matching content would hold too.
+    private mutating func isCanonicalContent(
+        _ content: Slice<UnsafeBufferPointer<UInt8>>, of value: PlistValue, depth: Int
+    ) -> Bool {
+        if case .string(let text) = value,
+            let plain = text.utf8.withContiguousStorageIfAvailable({ utf8 -> Bool in
+                guard utf8.count == content.count else { return false }
+                guard let base = content.base.baseAddress, let textBase = utf8.baseAddress else { return true }
+                let start = base + content.startIndex
+                return memcmp(start, textBase, utf8.count) == 0
+                    && memchr(start, Int32(UInt8(ascii: "&")), utf8.count) == nil
+                    && memchr(start, Int32(UInt8(ascii: ">")), utf8.count) == nil
+            }), plain {
+            return true
+        }
+        scratch.removeAll(keepingCapacity: true)
+        XMLCanonicalSpelling.appendScalarContent(value, depth: depth, to: &scratch)
+        return Self.sameBytes(content, scratch)
+    }
+
+    /// Whether `tag` is exactly `opening`, `name`, `closing`: the canonical tag, compared in
+    /// place rather than spelled out first.
+    @inline(__always)
+    private static func isTag(
+        _ tag: Slice<UnsafeBufferPointer<UInt8>>, opening: StaticString, name: StaticString, closing: StaticString
+    ) -> Bool {
+        let o = opening.utf8CodeUnitCount, n = name.utf8CodeUnitCount, c = closing.utf8CodeUnitCount
+        guard tag.count == o + n + c, let base = tag.base.baseAddress else { return false }
+        let start = base + tag.startIndex
+        return memcmp(start, opening.utf8Start, o) == 0 && memcmp(start + o, name.utf8Start, n) == 0
+            && memcmp(start + o + n, closing.utf8Start, c) == 0
     }
 
     /// Byte equality through `memcmp`. `elementsEqual` between a slice of the input and an array
@@ -482,7 +507,19 @@ struct XMLLayoutScanner {
     /// The document's line break followed by `depth` indentation units.
     private func isCanonicalBreak(_ s: Slice<UnsafeBufferPointer<UInt8>>, depth: Int) -> Bool {
         let lb = layout.lineBreak, unit = layout.indentUnit
-        guard s.count == lb.count + depth * unit.count, s.starts(with: lb) else { return false }
+        guard s.count == lb.count + depth * unit.count else { return false }
+        // The usual break, a newline and tabs (or spaces), byte by byte without slicing.
+        if lb.count == 1, unit.count == 1 {
+            guard s.first == lb[0] else { return false }
+            let u = unit[0]
+            var k = s.startIndex + 1
+            while k < s.endIndex {
+                guard s[k] == u else { return false }
+                k += 1
+            }
+            return true
+        }
+        guard s.starts(with: lb) else { return false }
         var k = s.startIndex + lb.count
         for _ in 0..<depth {
             guard s[k..<(k + unit.count)].elementsEqual(unit) else { return false }
@@ -512,12 +549,10 @@ struct XMLLayoutScanner {
     private func matches(_ s: StaticString) -> Bool { XMLMarkupPrescan.matches(b, s, at: pos) }
 
     private func find(_ c: UInt8, from start: Int) -> Int? {
-        var i = start
-        while i < b.count {
-            if b[i] == c { return i }
-            i += 1
+        guard start < b.count, let base = b.baseAddress, let hit = memchr(base + start, Int32(c), b.count - start) else {
+            return nil
         }
-        return nil
+        return UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
     }
 
     private func findSequence(_ s: StaticString, from start: Int) -> Int? { XMLMarkupPrescan.find(b, s, from: start) }
