@@ -55,6 +55,12 @@ struct XMLEmitter {
     /// Counts what is written, so a shared container cannot expand without end.
     var meter = LimitMeter(limits: .default)
     private var scratch: [UInt8] = []
+    /// The layout's line break followed by 64 indentation units, so that a break is one append
+    /// of a slice (as in the canonical case) rather than one append per level.
+    private let breakAndUnits: [UInt8]
+    /// Whether the layout has any node notes; most documents written by Apple's software have
+    /// none, and then no node needs looking up.
+    private let hasNodeNotes: Bool
 
     /// An array or dictionary whose start tag is written and whose end tag is not.
     private struct OpenContainer {
@@ -79,6 +85,12 @@ struct XMLEmitter {
         self.layout = layout
         self.maxDepth = maxDepth
         out.reserveCapacity(4096)
+        if let layout {
+            breakAndUnits = layout.lineBreak + Array(repeatElement(layout.indentUnit, count: 64).joined())
+        } else {
+            breakAndUnits = []
+        }
+        hasNodeNotes = !(layout?.notes.isEmpty ?? true)
     }
 
     mutating func writeDocument(_ value: PlistValue) throws(PlistError) {
@@ -120,7 +132,7 @@ struct XMLEmitter {
     }
 
     private func note(_ old: Int?) -> XMLNodeNote? {
-        guard let old, let layout else { return nil }
+        guard hasNodeNotes, let old, let layout else { return nil }
         return layout.notes[old]
     }
 
@@ -136,6 +148,11 @@ struct XMLEmitter {
     private mutating func appendBreak(depth: Int) {
         guard let layout else {
             XMLCanonicalSpelling.appendBreak(depth: depth, to: &out)
+            return
+        }
+        if depth <= 64 {
+            let length = layout.lineBreak.count + depth * layout.indentUnit.count
+            breakAndUnits.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<length])) }
             return
         }
         out.append(contentsOf: layout.lineBreak)
