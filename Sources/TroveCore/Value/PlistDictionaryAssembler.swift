@@ -23,7 +23,7 @@ struct PlistDictionaryAssembler: ~Copyable {
     private var slots: UnsafeMutablePointer<UInt64>
     /// A power of two.
     private var capacity: Int
-    let seed: UInt64
+    private let seed: UInt64
     /// How many dictionaries hit the probe cap and were left to the collection's own insertion.
     private(set) var probeCapHits = 0
 

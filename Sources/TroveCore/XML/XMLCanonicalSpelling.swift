@@ -43,21 +43,6 @@ enum XMLCanonicalSpelling {
         for _ in 0..<n { out.append(0x09) }
     }
 
-    /// A newline and 64 tabs: a line break and its indentation are one slice of this, one
-    /// append instead of one per tab.
-    private static let breakAndTabs: [UInt8] = [0x0A] + [UInt8](repeating: 0x09, count: 64)
-
-    /// A newline and `depth` tabs, CF's line break.
-    @inline(__always)
-    static func appendBreak(depth: Int, to out: inout [UInt8]) {
-        if depth < breakAndTabs.count {
-            breakAndTabs.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[...depth])) }
-        } else {
-            out.append(0x0A)
-            appendTabs(depth, to: &out)
-        }
-    }
-
     /// The start and end tags of a scalar, whole, so that canonical writing appends each in one
     /// step; a key is spelled `<key>`. Booleans are one empty-element tag and have no end tag.
     static func scalarTags(_ value: PlistValue, isKey: Bool) -> (start: StaticString, end: StaticString) {

@@ -14,6 +14,8 @@ struct XMLLayoutScanner {
     private var layout: XMLLayout
     private var scratch: [UInt8] = []
     private let expectRepeatedKeys: Bool
+    /// The layout's line break and indentation, once `detectIndentation` has found them.
+    private var breaks = XMLIndentedBreaks.canonical
 
     /// An array or dictionary whose start tag has been scanned and whose end tag has not.
     private struct OpenContainer {
@@ -502,30 +504,12 @@ struct XMLLayoutScanner {
         guard let first = run.first, run.allSatisfy({ $0 == first }), i < b.count, b[i] == UInt8(ascii: "<") else { return }
         layout.lineBreak = lineBreak
         layout.indentUnit = Array(run)
+        breaks = XMLIndentedBreaks(lineBreak: layout.lineBreak, unit: layout.indentUnit)
     }
 
     /// The document's line break followed by `depth` indentation units.
     private func isCanonicalBreak(_ s: Slice<UnsafeBufferPointer<UInt8>>, depth: Int) -> Bool {
-        let lb = layout.lineBreak, unit = layout.indentUnit
-        guard s.count == lb.count + depth * unit.count else { return false }
-        // The usual break, a newline and tabs (or spaces), byte by byte without slicing.
-        if lb.count == 1, unit.count == 1 {
-            guard s.first == lb[0] else { return false }
-            let u = unit[0]
-            var k = s.startIndex + 1
-            while k < s.endIndex {
-                guard s[k] == u else { return false }
-                k += 1
-            }
-            return true
-        }
-        guard s.starts(with: lb) else { return false }
-        var k = s.startIndex + lb.count
-        for _ in 0..<depth {
-            guard s[k..<(k + unit.count)].elementsEqual(unit) else { return false }
-            k += unit.count
-        }
-        return true
+        breaks.matches(s, depth: depth)
     }
 
     /// Skips whitespace, comments, processing instructions and DOCTYPEs.
@@ -548,12 +532,7 @@ struct XMLLayoutScanner {
 
     private func matches(_ s: StaticString) -> Bool { XMLMarkupPrescan.matches(b, s, at: pos) }
 
-    private func find(_ c: UInt8, from start: Int) -> Int? {
-        guard start < b.count, let base = b.baseAddress, let hit = memchr(base + start, Int32(c), b.count - start) else {
-            return nil
-        }
-        return UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
-    }
+    private func find(_ c: UInt8, from start: Int) -> Int? { XMLMarkupPrescan.find(b, c, from: start) }
 
     private func findSequence(_ s: StaticString, from start: Int) -> Int? { XMLMarkupPrescan.find(b, s, from: start) }
 }

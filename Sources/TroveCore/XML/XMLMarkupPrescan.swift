@@ -24,15 +24,15 @@ struct XMLMarkupPrescan {
 
     /// Scans `b` (UTF-8). Throws `.syntax` for a DOCTYPE with an internal subset.
     init(_ b: UnsafeBufferPointer<UInt8>) throws(PlistError) {
-        guard let base = b.baseAddress else { return }
+        guard b.baseAddress != nil else { return }
         var i = 0
         let n = b.count
         let hasControls = Self.containsControlOrEF(b)
         var insideRoot = false
         while i < n {
             let textStart = i
-            let found = memchr(base + i, Int32(UInt8(ascii: "<")), n - i)
-            let lt = found.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? n
+            let found = Self.find(b, UInt8(ascii: "<"), from: i)
+            let lt = found ?? n
             if hasControls && insideRoot {
                 var k = textStart
                 while let hit = Self.firstControlOrEF(b, from: k, to: lt) {
@@ -171,6 +171,8 @@ struct XMLMarkupPrescan {
         guard let base = b.baseAddress else { return nil }
         let first = s.utf8Start[0]
         var i = start
+        // memchr inline rather than through the byte `find`: this runs at every end tag, and
+        // calling it made this function three times as costly under callgrind.
         while i < b.count {
             guard let hit = memchr(base + i, Int32(first), b.count - i) else { return nil }
             let k = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
@@ -178,6 +180,15 @@ struct XMLMarkupPrescan {
             i = k + 1
         }
         return nil
+    }
+
+    /// The position of the first `byte` at or after `start`, found with `memchr`.
+    @inline(__always)
+    static func find(_ b: UnsafeBufferPointer<UInt8>, _ byte: UInt8, from start: Int) -> Int? {
+        guard start < b.count, let base = b.baseAddress, let hit = memchr(base + start, Int32(byte), b.count - start) else {
+            return nil
+        }
+        return UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
     }
 
     /// 1-based line and column (in bytes) of `offset`.

@@ -55,12 +55,8 @@ struct XMLEmitter {
     /// Counts what is written, so a shared container cannot expand without end.
     var meter = LimitMeter(limits: .default)
     private var scratch: [UInt8] = []
-    /// The layout's line break followed by 64 indentation units, so that a break is one append
-    /// of a slice (as in the canonical case) rather than one append per level.
-    private let breakAndUnits: [UInt8]
-    /// Whether the layout has any node notes; most documents written by Apple's software have
-    /// none, and then no node needs looking up.
-    private let hasNodeNotes: Bool
+    /// CF's line break and indentation, or the document's own.
+    private let breaks: XMLIndentedBreaks
 
     /// An array or dictionary whose start tag is written and whose end tag is not.
     private struct OpenContainer {
@@ -85,12 +81,7 @@ struct XMLEmitter {
         self.layout = layout
         self.maxDepth = maxDepth
         out.reserveCapacity(4096)
-        if let layout {
-            breakAndUnits = layout.lineBreak + Array(repeatElement(layout.indentUnit, count: 64).joined())
-        } else {
-            breakAndUnits = []
-        }
-        hasNodeNotes = !(layout?.notes.isEmpty ?? true)
+        breaks = layout.map { XMLIndentedBreaks(lineBreak: $0.lineBreak, unit: $0.indentUnit) } ?? .canonical
     }
 
     mutating func writeDocument(_ value: PlistValue) throws(PlistError) {
@@ -132,7 +123,8 @@ struct XMLEmitter {
     }
 
     private func note(_ old: Int?) -> XMLNodeNote? {
-        guard hasNodeNotes, let old, let layout else { return nil }
+        // Most documents written by Apple's software have no node notes; then nothing is hashed.
+        guard let old, let layout, !layout.notes.isEmpty else { return nil }
         return layout.notes[old]
     }
 
@@ -146,17 +138,7 @@ struct XMLEmitter {
 
     /// A line break and indentation: CF's newline and tabs, or the document's own.
     private mutating func appendBreak(depth: Int) {
-        guard let layout else {
-            XMLCanonicalSpelling.appendBreak(depth: depth, to: &out)
-            return
-        }
-        if depth <= 64 {
-            let length = layout.lineBreak.count + depth * layout.indentUnit.count
-            breakAndUnits.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<length])) }
-            return
-        }
-        out.append(contentsOf: layout.lineBreak)
-        for _ in 0..<depth { out.append(contentsOf: layout.indentUnit) }
+        breaks.append(depth: depth, to: &out)
     }
 
     /// Writes one node below the containers in `open`: a scalar whole, a container up to its
