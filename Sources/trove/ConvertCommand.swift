@@ -271,7 +271,8 @@ struct ConversionPlan: Sendable {
     }
 
     /// Whether reading `data` should keep layout notes: only a write into the format the input
-    /// is already in follows them, and keeping them costs (an XML read takes about twice as long).
+    /// is already in follows them, and keeping them costs (an XML read with notes is up to twice
+    /// as slow).
     func keepsLayout(reading data: Data) -> Bool {
         guard case .plist(let format) = target, format == .xml1 || format == .binary1 else { return false }
         return data.withUnsafeBytes { PlistFormat.detect($0) } == format.plistFormat

@@ -64,7 +64,7 @@ struct XMLWriterTests {
         #expect(try text(.date(PlistDate(secondsSinceReferenceDate: -0.5))) == document("<date>2000-12-31T23:59:59Z</date>"))
         let yearMinusOne = try XMLTestSupport.read("<plist><date>-0001-01-01T00:00:00Z</date></plist>")
         #expect(try text(yearMinusOne) == document("<date>-001-01-01T00:00:00Z</date>"))
-        // Every field zero-padded as %02d (the year %04d), over years of one to six digits.
+        // Every field zero-padded as %02d (the year %04d), over years of one to five digits.
         var random = SplitMix(seed: 0xDA7E)
         for _ in 0..<500 {
             let seconds = Double(Int64(bitPattern: random.next()) % 300_000_000_000)
