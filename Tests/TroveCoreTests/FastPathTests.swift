@@ -76,7 +76,8 @@ struct FastPathTests {
         #expect(back == value)
         #expect(ScalarUniquingTable.identical(composed, composed))
         #expect(!ScalarUniquingTable.identical(composed, decomposed))
-        #expect(ScalarUniquingTable.hash(.array([])) == nil)
+        #expect(ScalarUniquingTable.fastHash(.array([]), seed: 1) == nil)
+        #expect(ScalarUniquingTable.sipHash(.dictionary([:])) == nil)
     }
 
     @Test("the uniquing table grows without losing entries")
@@ -85,5 +86,57 @@ struct FastPathTests {
         let bytes = try BinaryPlistWriter().write(.array(strings))
         let objectCount = bytes.withUnsafeBytes { Int($0.loadBigEndianUInt64(at: $0.count - 24)) }
         #expect(objectCount == 1_001)
+    }
+
+    @Test("scalars crafted to collide use up the probe budget, switch the table to SipHash, and still unique exactly")
+    func uniquingTableSurvivesCollisions() {
+        let seed: UInt64 = 0x5EED_CAFE
+        var colliding: [PlistValue] = []
+        var candidate = 0
+        while colliding.count < 100 {
+            let value = PlistValue.string("candidate-\(candidate)")
+            if let h = ScalarUniquingTable.fastHash(value, seed: seed), h & 1023 == 0 { colliding.append(value) }
+            candidate += 1
+        }
+        var table = ScalarUniquingTable(seed: seed)
+        var slots: [BinaryObjectPlanner.Slot] = []
+        for value in colliding + colliding {
+            switch table.lookup(value, in: slots) {
+            case .found(let slot):
+                #expect(slots[slot].value == value)
+            case .absent(let hash):
+                table.insert(slots.count, hash: hash)
+                slots.append(BinaryObjectPlanner.Slot(order: slots.count, value: value, content: .scalar))
+            case nil:
+                Issue.record("a string has no hash")
+            }
+        }
+        #expect(table.usesSipHash)
+        #expect(table.count == 100)
+        #expect(slots.count == 100)
+        for (i, value) in colliding.enumerated() {
+            guard case .found(let slot)? = table.lookup(value, in: slots) else {
+                Issue.record("\(value) was lost when the table switched hashes")
+                continue
+            }
+            #expect(slot == i)
+        }
+        guard case .absent? = table.lookup(.string("not there"), in: slots) else {
+            Issue.record("a new string was found")
+            return
+        }
+    }
+
+    @Test("exact UTF-8 equality tells canonically equivalent strings apart")
+    func exactStringEquality() {
+        #expect("e\u{301}" == "é")
+        #expect(!"e\u{301}".hasSameUTF8(as: "é"))
+        #expect("é".hasSameUTF8(as: "é"))
+        #expect("".hasSameUTF8(as: ""))
+        #expect(!"".hasSameUTF8(as: "a"))
+        let long = String(repeating: "long string past the small-string limit ", count: 4)
+        #expect(long.hasSameUTF8(as: String(long.reversed().reversed())))
+        #expect(!long.hasSameUTF8(as: long + "x"))
+        #expect(!"K".hasSameUTF8(as: "\u{212A}"))
     }
 }

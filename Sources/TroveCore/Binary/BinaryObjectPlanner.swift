@@ -73,20 +73,27 @@ struct BinaryObjectPlanner {
     // MARK: - Planning
 
     /// A container whose children are being planned.
+    ///
+    /// The children are kept as plain arrays rather than as the container's value: reading a
+    /// child out of an enum payload of a frame on the stack copied the whole payload (a retain
+    /// and release of every buffer of the dictionary and its notes) for every child.
     private struct Frame {
-        enum Children {
-            case array([PlistValue])
-            case dictionary(PlistDictionary, DictionaryEntryNotes)
-            /// A dictionary written with the repeated keys its notes recorded.
-            case restored([(String, PlistValue)])
-        }
-
         var slot: Int
         /// Where this container's children start in `pendingChildren`.
         var mark: Int
         /// Containers above this one.
         var depth: Int
-        var children: Children
+        /// An array's elements; empty for a dictionary.
+        var elements: [PlistValue] = []
+        /// A dictionary's keys and values, in the order to write them; empty for an array.
+        var keys: [String] = []
+        var values: [PlistValue] = []
+        var isDictionary: Bool
+        /// Where each entry's notes are; empty (no notes) for restored entries, which follow
+        /// the cursors instead.
+        var entryNotes = DictionaryEntryNotes()
+        /// True for a dictionary written with the repeated keys its notes recorded.
+        var isRestored = false
         var total: Int
         var next = 0
         /// Notes of array elements, or of restored keys.
@@ -136,17 +143,14 @@ struct BinaryObjectPlanner {
     private static func nextChild(of frame: inout Frame) -> (PlistValue, Int?) {
         let i = frame.next
         frame.next += 1
-        switch frame.children {
-        case .array(let elements):
-            return (elements[i], frame.cursor.next())
-        case .dictionary(let entries, let notes):
-            let count = entries.count
-            if i < count { return (.string(entries.storage.keys[i]), notes.key(i)) }
-            return (entries.storage.values[i - count], notes.value(i - count))
-        case .restored(let entries):
-            if i < entries.count { return (.string(entries[i].0), frame.cursor.next()) }
-            return (entries[i - entries.count].1, frame.valueCursor.next())
+        guard frame.isDictionary else { return (frame.elements[i], frame.cursor.next()) }
+        let count = frame.keys.count
+        if frame.isRestored {
+            if i < count { return (.string(frame.keys[i]), frame.cursor.next()) }
+            return (frame.values[i - count], frame.valueCursor.next())
         }
+        if i < count { return (.string(frame.keys[i]), frame.entryNotes.key(i)) }
+        return (frame.values[i - count], frame.entryNotes.value(i - count))
     }
 
     /// Plans `value`, whose note (if any) is walk entry `position`: returns the slot a reference
@@ -167,9 +171,10 @@ struct BinaryObjectPlanner {
                 if Self.sameValue(slots[holder].value, value) { return holder }
             }
         }
-        if let hash = ScalarUniquingTable.hash(value) {
+        if !value.isContainer {
             if uniqued == nil { buildUniquingIndex() }
-            if let existing = uniqued?.find(value, hash: hash, in: slots) {
+            switch uniqued?.lookup(value, in: slots) {
+            case .found(let existing):
                 switch value {
                 case .bool, .uid:
                     // CoreFoundation does not unique booleans and UIDs: it appends each
@@ -178,11 +183,14 @@ struct BinaryObjectPlanner {
                 default: break
                 }
                 return existing
+            case .absent(let hash):
+                let slot = slots.count
+                slots.append(Slot(order: nextNewOrder(), value: value, content: .scalar))
+                uniqued?.insert(slot, hash: hash)
+                return slot
+            case nil:
+                preconditionFailure("a scalar always has a uniquing hash")
             }
-            let slot = slots.count
-            slots.append(Slot(order: nextNewOrder(), value: value, content: .scalar))
-            uniqued?.insert(slot, hash: hash)
-            return slot
         }
         return try add(value, order: nextNewOrder(), note: nil, subtree: subtree, depth: depth, stack: &stack)
     }
@@ -208,7 +216,7 @@ struct BinaryObjectPlanner {
             slots.append(Slot(order: order, value: value, content: .array(isSet: note?.type == 0xC), note: note))
             let cursor = NoteCursor(layout: layout, container: subtree)
             stack.append(Frame(
-                slot: slot, mark: mark, depth: depth, children: .array(elements), total: elements.count,
+                slot: slot, mark: mark, depth: depth, elements: elements, isDictionary: false, total: elements.count,
                 cursor: cursor, valueCursor: cursor))
             return nil
         case .dictionary(let entries):
@@ -219,20 +227,20 @@ struct BinaryObjectPlanner {
                 var valueCursor = keyCursor
                 valueCursor.skip(valueCursor.remainingCount() / 2)
                 stack.append(Frame(
-                    slot: slot, mark: mark, depth: depth, children: .restored(restored), total: 2 * restored.count,
-                    cursor: keyCursor, valueCursor: valueCursor))
+                    slot: slot, mark: mark, depth: depth, keys: restored.map(\.0),
+                    values: restored.map(\.1), isDictionary: true, isRestored: true,
+                    total: 2 * restored.count, cursor: keyCursor, valueCursor: valueCursor))
             } else {
                 let notes = entryNotes(for: entries, subtree: subtree)
                 stack.append(Frame(
-                    slot: slot, mark: mark, depth: depth, children: .dictionary(entries, notes),
+                    slot: slot, mark: mark, depth: depth, keys: entries.storage.keys.elements,
+                    values: entries.storage.values.elements, isDictionary: true, entryNotes: notes,
                     total: 2 * entries.count, cursor: keyCursor, valueCursor: keyCursor))
             }
             return nil
         default:
             slots.append(Slot(order: order, value: value, content: .scalar, note: note))
-            if uniqued != nil, let hash = ScalarUniquingTable.hash(value), uniqued?.find(value, hash: hash, in: slots) == nil {
-                uniqued?.insert(slot, hash: hash)
-            }
+            if case .absent(let hash)? = uniqued?.lookup(value, in: slots) { uniqued?.insert(slot, hash: hash) }
             return slot
         }
     }
@@ -323,9 +331,7 @@ struct BinaryObjectPlanner {
     private mutating func buildUniquingIndex() {
         var index = ScalarUniquingTable(minimumCapacity: slots.count)
         for (slot, planned) in slots.enumerated() {
-            guard case .scalar = planned.content, let hash = ScalarUniquingTable.hash(planned.value),
-                index.find(planned.value, hash: hash, in: slots) == nil
-            else { continue }
+            guard case .scalar = planned.content, case .absent(let hash)? = index.lookup(planned.value, in: slots) else { continue }
             index.insert(slot, hash: hash)
         }
         uniqued = index
@@ -349,8 +355,7 @@ struct BinaryObjectPlanner {
     /// (bit patterns, code units), value equality for containers, which is O(1) when they share
     /// storage as a shared object decoded once does.
     static func sameValue(_ held: PlistValue, _ value: PlistValue) -> Bool {
-        if let a = ScalarKey(held) { return ScalarKey(value) == a }
-        return held == value
+        held.isContainer ? held == value : ScalarUniquingTable.identical(held, value)
     }
 }
 
@@ -414,55 +419,5 @@ struct NoteCursor {
         var count = 0
         while copy.next() != nil { count += 1 }
         return count
-    }
-}
-
-/// A scalar's exact identity for uniquing: kind plus bit pattern or code units, so that 0.0 and
-/// -0.0, a 32- and a 64-bit real, or two canonically equivalent strings stay distinct objects.
-enum ScalarKey: Hashable {
-    case string(LiteralString)
-    case integer(PlistInteger)
-    case real32(UInt32)
-    case real64(UInt64)
-    case date(UInt64)
-    case data(Data)
-    case bool(Bool)
-    case uid(UInt64)
-    case null
-
-    /// The key of a scalar; nil for containers.
-    init?(_ value: PlistValue) {
-        switch value {
-        case .string(let s): self = .string(LiteralString(s))
-        case .integer(let i): self = .integer(i)
-        case .real(let r):
-            self = r.width == .single ? .real32(Float(r.value).bitPattern) : .real64(r.value.bitPattern)
-        case .date(let d): self = .date(d.secondsSinceReferenceDate.bitPattern)
-        case .data(let d): self = .data(d)
-        case .bool(let b): self = .bool(b)
-        case .uid(let u): self = .uid(u)
-        case .null: self = .null
-        case .array, .dictionary: return nil
-        }
-    }
-}
-
-/// A string compared and hashed by its UTF-8 code units rather than by canonical equivalence,
-/// matching CoreFoundation's literal `CFEqual` on strings.
-struct LiteralString: Hashable {
-    let string: String
-
-    init(_ string: String) { self.string = string }
-
-    static func == (a: LiteralString, b: LiteralString) -> Bool {
-        a.string.utf8.count == b.string.utf8.count && a.string.utf8.elementsEqual(b.string.utf8)
-    }
-
-    func hash(into hasher: inout Hasher) {
-        let hashed: Void? = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        if hashed == nil {
-            for byte in string.utf8 { hasher.combine(byte) }
-        }
-        hasher.combine(string.utf8.count)
     }
 }

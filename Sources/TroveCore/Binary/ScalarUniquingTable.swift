@@ -3,39 +3,181 @@ import Foundation
 /// The binary writer's index of scalar slots by exact value, so that equal strings, numbers,
 /// dates and data become one object.
 ///
-/// A dictionary keyed by ``ScalarKey`` did the same job but hashed each scalar two or three times
-/// (lookup, insert, and again on every resize) and held a second copy of every key. This table
-/// stores only slot numbers and each slot's full hash: a scalar is hashed once, with the
-/// standard library's seeded `Hasher` (so crafted input cannot force collisions), resizing
-/// reuses the stored hashes, and candidates are compared against the planner's own slots.
+/// The table stores only slot numbers and each slot's full hash: a scalar is hashed once,
+/// resizing reuses the stored hashes, and candidates are compared against the planner's own
+/// slots. Scalars are hashed with ``SeededByteHash``, several times cheaper than the standard
+/// library's SipHash `Hasher`; the probes are budgeted (eight per lookup plus a constant), and a
+/// table whose hash is being defeated by crafted input rehashes every entry with `Hasher` and
+/// goes on with that, so no input makes uniquing quadratic.
 ///
 /// Invariants: `buckets.count` is a power of two and at least twice `count`, so linear probing
-/// always meets an empty bucket (slot -1); a bucket holds a slot index into the array passed to
-/// ``find(_:hash:in:)`` next to that slot's hash, so a probe touches one cache line, not two.
+/// always meets an empty bucket (slot -1); a bucket holds a slot index into the slots passed to
+/// ``lookup(_:in:)`` next to that slot's hash under the current hash function, so a probe
+/// touches one cache line, not two.
 struct ScalarUniquingTable {
     private struct Bucket {
         var slot: Int
         var hash: Int
     }
 
+    /// What ``lookup(_:in:)`` found.
+    enum Lookup {
+        /// The slot already holding an identical scalar.
+        case found(Int)
+        /// No identical scalar yet; insert the value's slot under this hash.
+        case absent(hash: Int)
+    }
+
     private var buckets: [Bucket]
     private(set) var count = 0
+    private let seed: UInt64
+    /// True once the probe budget ran out and every hash became a `Hasher` hash.
+    private(set) var usesSipHash = false
+    /// Probes left before the table gives up on the fast hash.
+    private var probeBudget = 64
 
-    init(minimumCapacity: Int = 0) {
+    /// A table for about `minimumCapacity` scalars; tests pass a fixed `seed`.
+    init(minimumCapacity: Int = 0, seed: UInt64 = UInt64.random(in: .min ... .max)) {
         var size = 16
         while size < 2 * minimumCapacity { size &*= 2 }
         buckets = Array(repeating: Bucket(slot: -1, hash: 0), count: size)
+        self.seed = seed
     }
 
-    /// The hash of a scalar under ``ScalarUniquingTable/identical(_:_:)``'s notion of equality;
-    /// nil for containers, which are never uniqued.
-    static func hash(_ value: PlistValue) -> Int? {
+    /// Finds the slot holding a scalar identical to `value`; nil for containers, which are
+    /// never uniqued.
+    @inline(__always)
+    mutating func lookup(_ value: PlistValue, in slots: [BinaryObjectPlanner.Slot]) -> Lookup? {
+        guard let hash = hash(value) else { return nil }
+        probeBudget &+= 8
+        let mask = buckets.count &- 1
+        var bucket = hash & mask
+        while true {
+            let entry = buckets[bucket]
+            if entry.slot < 0 { return .absent(hash: hash) }
+            if entry.hash == hash && Self.identical(slots[entry.slot].value, value) { return .found(entry.slot) }
+            probeBudget &-= 1
+            if probeBudget < 0 && !usesSipHash { return switchToSipHash(thenLookUp: value, in: slots) }
+            bucket = (bucket &+ 1) & mask
+        }
+    }
+
+    /// Records `slot` under the hash ``lookup(_:in:)`` returned for it.
+    mutating func insert(_ slot: Int, hash: Int) {
+        if 2 * (count + 1) > buckets.count { grow() }
+        place(slot, hash: hash)
+        count += 1
+    }
+
+    /// The hash of a scalar under the table's current hash function; nil for containers.
+    func hash(_ value: PlistValue) -> Int? {
+        usesSipHash ? Self.sipHash(value) : Self.fastHash(value, seed: seed)
+    }
+
+    @inline(never)
+    private mutating func switchToSipHash(
+        thenLookUp value: PlistValue, in slots: [BinaryObjectPlanner.Slot]
+    ) -> Lookup? {
+        usesSipHash = true
+        let old = buckets
+        buckets = Array(repeating: Bucket(slot: -1, hash: 0), count: old.count)
+        for entry in old where entry.slot >= 0 {
+            place(entry.slot, hash: Self.sipHash(slots[entry.slot].value) ?? 0)
+        }
+        return lookup(value, in: slots)
+    }
+
+    @inline(__always)
+    private mutating func place(_ slot: Int, hash: Int) {
+        let mask = buckets.count &- 1
+        var bucket = hash & mask
+        while buckets[bucket].slot >= 0 { bucket = (bucket &+ 1) & mask }
+        buckets[bucket] = Bucket(slot: slot, hash: hash)
+    }
+
+    /// Doubles the table, reusing the stored hashes.
+    private mutating func grow() {
+        let old = buckets
+        buckets = Array(repeating: Bucket(slot: -1, hash: 0), count: old.count * 2)
+        for entry in old where entry.slot >= 0 {
+            place(entry.slot, hash: entry.hash)
+        }
+    }
+
+    // MARK: - Identity and the two hashes
+
+    /// Exact identity of two scalars: kind plus bit pattern or UTF-8 code units, so that 0.0 and
+    /// -0.0, a 32- and a 64-bit real, or two canonically equivalent strings stay distinct
+    /// objects, as CoreFoundation's literal `CFEqual` keeps them. Containers are never identical
+    /// here.
+    static func identical(_ a: PlistValue, _ b: PlistValue) -> Bool {
+        switch (a, b) {
+        case let (.string(x), .string(y)): return x.hasSameUTF8(as: y)
+        case let (.integer(x), .integer(y)): return x == y
+        case let (.real(x), .real(y)):
+            guard x.width == y.width else { return false }
+            return x.width == .single
+                ? Float(x.value).bitPattern == Float(y.value).bitPattern
+                : x.value.bitPattern == y.value.bitPattern
+        case let (.date(x), .date(y)):
+            return x.secondsSinceReferenceDate.bitPattern == y.secondsSinceReferenceDate.bitPattern
+        case let (.data(x), .data(y)): return x == y
+        case let (.bool(x), .bool(y)): return x == y
+        case let (.uid(x), .uid(y)): return x == y
+        case (.null, .null): return true
+        default: return false
+        }
+    }
+
+    /// A kind's own seed, so that equal bit patterns of different kinds hash apart.
+    @inline(__always)
+    private static func kindSeed(_ seed: UInt64, _ kind: UInt64) -> UInt64 {
+        seed &+ kind &* 0x9E37_79B9_7F4A_7C15
+    }
+
+    /// ``SeededByteHash`` of the scalar's identity; nil for containers.
+    static func fastHash(_ value: PlistValue, seed: UInt64) -> Int? {
+        let h: UInt64
+        switch value {
+        case .string(let s):
+            h = SeededByteHash.hash(s, seed: kindSeed(seed, 1)).hash
+        case .integer(let i):
+            h = SeededByteHash.hash(word: i.magnitude, seed: kindSeed(seed, i.isNegative ? 2 : 3))
+        case .real(let r):
+            h = r.width == .single
+                ? SeededByteHash.hash(word: UInt64(Float(r.value).bitPattern), seed: kindSeed(seed, 4))
+                : SeededByteHash.hash(word: r.value.bitPattern, seed: kindSeed(seed, 5))
+        case .date(let d):
+            h = SeededByteHash.hash(word: d.secondsSinceReferenceDate.bitPattern, seed: kindSeed(seed, 6))
+        case .data(let d):
+            // The length and both ends, as Foundation's own Data hash takes a bounded prefix:
+            // hashing whole multi-megabyte blobs would cost more than writing them. Candidates
+            // with equal hashes are still compared in full by `identical`.
+            h = d.withUnsafeBytes { bytes in
+                let edge = min(bytes.count, 64)
+                let lengthSeed = kindSeed(seed, 7) ^ SeededByteHash.mix(UInt64(bytes.count))
+                let head = SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<edge]), seed: lengthSeed).hash
+                return SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - edge)...]), seed: head).hash
+            }
+        case .bool(let b):
+            h = SeededByteHash.hash(word: b ? 1 : 0, seed: kindSeed(seed, 8))
+        case .uid(let u):
+            h = SeededByteHash.hash(word: u, seed: kindSeed(seed, 9))
+        case .null:
+            h = SeededByteHash.hash(word: 0, seed: kindSeed(seed, 10))
+        case .array, .dictionary:
+            return nil
+        }
+        return Int(truncatingIfNeeded: h)
+    }
+
+    /// The standard library's hash of the scalar's identity, for a table under attack; nil for
+    /// containers.
+    static func sipHash(_ value: PlistValue) -> Int? {
         var hasher = Hasher()
         switch value {
         case .string(let s):
             hasher.combine(0 as UInt8)
-            // A no-op for native strings; a bridged one is made native once rather than hashed
-            // byte by byte.
             var native = s
             native.makeContiguousUTF8()
             _ = native.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
@@ -56,9 +198,6 @@ struct ScalarUniquingTable {
             hasher.combine(d.secondsSinceReferenceDate.bitPattern)
         case .data(let d):
             hasher.combine(5 as UInt8)
-            // The length and both ends, as Foundation's own Data hash takes a bounded prefix:
-            // hashing whole multi-megabyte blobs would cost more than writing them. Equal
-            // candidates are still compared in full by `identical`.
             hasher.combine(d.count)
             d.withUnsafeBytes { bytes in
                 let edge = min(bytes.count, 64)
@@ -77,64 +216,5 @@ struct ScalarUniquingTable {
             return nil
         }
         return hasher.finalize()
-    }
-
-    /// Exact identity of two scalars, the equality ``ScalarKey`` defines: kind plus bit pattern
-    /// or UTF-8 code units. Containers are never identical here.
-    static func identical(_ a: PlistValue, _ b: PlistValue) -> Bool {
-        switch (a, b) {
-        case let (.string(x), .string(y)):
-            return x.utf8.count == y.utf8.count && x.utf8.elementsEqual(y.utf8)
-        case let (.integer(x), .integer(y)): return x == y
-        case let (.real(x), .real(y)):
-            guard x.width == y.width else { return false }
-            return x.width == .single
-                ? Float(x.value).bitPattern == Float(y.value).bitPattern
-                : x.value.bitPattern == y.value.bitPattern
-        case let (.date(x), .date(y)):
-            return x.secondsSinceReferenceDate.bitPattern == y.secondsSinceReferenceDate.bitPattern
-        case let (.data(x), .data(y)): return x == y
-        case let (.bool(x), .bool(y)): return x == y
-        case let (.uid(x), .uid(y)): return x == y
-        case (.null, .null): return true
-        default: return false
-        }
-    }
-
-    /// The slot already holding a scalar identical to `value`, whose hash is `hash`.
-    @inline(__always)
-    func find(_ value: PlistValue, hash: Int, in slots: [BinaryObjectPlanner.Slot]) -> Int? {
-        let mask = buckets.count &- 1
-        var bucket = hash & mask
-        while true {
-            let entry = buckets[bucket]
-            if entry.slot < 0 { return nil }
-            if entry.hash == hash && Self.identical(slots[entry.slot].value, value) { return entry.slot }
-            bucket = (bucket &+ 1) & mask
-        }
-    }
-
-    /// Records `slot` under `hash`; the caller has checked that no identical scalar is present.
-    mutating func insert(_ slot: Int, hash: Int) {
-        if 2 * (count + 1) > buckets.count { grow() }
-        place(slot, hash: hash)
-        count += 1
-    }
-
-    @inline(__always)
-    private mutating func place(_ slot: Int, hash: Int) {
-        let mask = buckets.count &- 1
-        var bucket = hash & mask
-        while buckets[bucket].slot >= 0 { bucket = (bucket &+ 1) & mask }
-        buckets[bucket] = Bucket(slot: slot, hash: hash)
-    }
-
-    /// Doubles the table, reusing the stored hashes.
-    private mutating func grow() {
-        let old = buckets
-        buckets = Array(repeating: Bucket(slot: -1, hash: 0), count: old.count * 2)
-        for entry in old where entry.slot >= 0 {
-            place(entry.slot, hash: entry.hash)
-        }
     }
 }

@@ -107,7 +107,7 @@ struct PlistDictionaryAssembler: ~Copyable {
                 } else {
                     var hasher = Hasher()
                     hasher.combine(keys[i])
-                    h = Self.mix(UInt64(UInt(bitPattern: hasher.finalize())) ^ seed)
+                    h = SeededByteHash.mix(UInt64(UInt(bitPattern: hasher.finalize())) ^ seed)
                 }
                 let tag = h & 0xFFFF_FFFF_0000_0000
                 var slot = Int(truncatingIfNeeded: h) & mask
@@ -150,49 +150,10 @@ struct PlistDictionaryAssembler: ~Copyable {
         slots.initialize(repeating: 0, count: capacity)
     }
 
-    /// A seeded hash of the key's UTF-8 bytes, eight at a time; nil when the key is not ASCII.
+    /// A seeded hash of the key's UTF-8 bytes; nil when the key is not ASCII.
     @inline(__always)
     static func hash(_ key: String, seed: UInt64) -> UInt64? {
-        if let h = key.utf8.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0), seed: seed) }) {
-            return h
-        }
-        var copy = key
-        return copy.withUTF8 { hash(UnsafeRawBufferPointer($0), seed: seed) }
-    }
-
-    private static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64? {
-        var h = seed ^ (UInt64(truncatingIfNeeded: bytes.count) &* 0x9E37_79B9_7F4A_7C15)
-        var seen: UInt64 = 0
-        var i = 0
-        let n = bytes.count
-        while i + 8 <= n {
-            let word = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            seen |= word
-            h = mix(h ^ word)
-            i += 8
-        }
-        if i < n {
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < n {
-                tail |= UInt64(bytes[i]) << shift
-                shift += 8
-                i += 1
-            }
-            seen |= tail
-            h = mix(h ^ tail)
-        }
-        guard seen & 0x8080_8080_8080_8080 == 0 else { return nil }
-        // Finalized so that the high bits (the tag) and the low bits (the slot) both depend on
-        // every input byte.
-        h ^= h >> 29
-        h &*= 0xBF58_476D_1CE4_E5B9
-        return h ^ (h >> 32)
-    }
-
-    @inline(__always)
-    private static func mix(_ x: UInt64) -> UInt64 {
-        let m = x &* 0x94D0_49BB_1331_11EB
-        return m ^ (m >> 31)
+        let (h, isASCII) = SeededByteHash.hash(key, seed: seed)
+        return isASCII ? h : nil
     }
 }

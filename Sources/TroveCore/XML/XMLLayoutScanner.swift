@@ -279,7 +279,7 @@ struct XMLLayoutScanner {
             return .scanned
         }
         walk.seen.insert(key)
-        guard walk.entryIndex < d.count, d[walk.entryIndex].key.utf8.elementsEqual(key.utf8) else { return .failed }
+        guard walk.entryIndex < d.count, d[walk.entryIndex].key.hasSameUTF8(as: key) else { return .failed }
         let value = d[walk.entryIndex].value
         walk.entryIndex += 1
         guard scanKey(key, depth: depth) else { return .failed }

@@ -338,7 +338,7 @@ struct XMLEmitter {
     /// `==` equates canonically equivalent strings), reals and dates by bit pattern.
     static func sameSpelling(_ a: PlistValue, _ b: PlistValue) -> Bool {
         switch (a, b) {
-        case let (.string(x), .string(y)): return x.utf8.elementsEqual(y.utf8)
+        case let (.string(x), .string(y)): return x.hasSameUTF8(as: y)
         case let (.real(x), .real(y)): return x.value.bitPattern == y.value.bitPattern
         case let (.date(x), .date(y)): return x.secondsSinceReferenceDate.bitPattern == y.secondsSinceReferenceDate.bitPattern
         default: return a == b

@@ -1,0 +1,69 @@
+/// A fast seeded hash of a byte string, eight bytes a step, for the tables that the readers and
+/// writers build for one call and throw away.
+///
+/// The standard library's `Hasher` (SipHash) costs a few hundred instructions per short string,
+/// which was a fifth of the binary writer's time and most of a dictionary's repeat check. This
+/// hash mixes each 64-bit word with one multiply and shift. It is not a defence against crafted
+/// input by itself: every table that uses it caps the probes it will make and falls back to a
+/// `Hasher`-based path past the cap, so colliding input costs a slower path, never quadratic time.
+enum SeededByteHash {
+    /// The hash of `bytes` under `seed`, and whether every byte was ASCII (callers whose equality
+    /// is `String ==` may only trust byte hashes for ASCII text).
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> (hash: UInt64, isASCII: Bool) {
+        var h = seed ^ (UInt64(truncatingIfNeeded: bytes.count) &* 0x9E37_79B9_7F4A_7C15)
+        var seen: UInt64 = 0
+        var i = 0
+        let n = bytes.count
+        while i + 8 <= n {
+            let word = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            seen |= word
+            h = mix(h ^ word)
+            i += 8
+        }
+        if i < n {
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < n {
+                tail |= UInt64(bytes[i]) << shift
+                shift += 8
+                i += 1
+            }
+            seen |= tail
+            h = mix(h ^ tail)
+        }
+        return (finalized(h), seen & 0x8080_8080_8080_8080 == 0)
+    }
+
+    /// The hash of a string's UTF-8 code units.
+    @inline(__always)
+    static func hash(_ string: String, seed: UInt64) -> (hash: UInt64, isASCII: Bool) {
+        if let h = string.utf8.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0), seed: seed) }) {
+            return h
+        }
+        // A bridged string: made native once rather than read unit by unit.
+        var copy = string
+        return copy.withUTF8 { hash(UnsafeRawBufferPointer($0), seed: seed) }
+    }
+
+    /// The hash of one 64-bit word under `seed`, for numbers and bit patterns.
+    @inline(__always)
+    static func hash(word: UInt64, seed: UInt64) -> UInt64 {
+        finalized(mix(seed ^ word))
+    }
+
+    @inline(__always)
+    static func mix(_ x: UInt64) -> UInt64 {
+        let m = x &* 0x94D0_49BB_1331_11EB
+        return m ^ (m >> 31)
+    }
+
+    /// Spreads every input bit over both the high bits (which tables keep as a tag) and the low
+    /// bits (which pick the bucket).
+    @inline(__always)
+    static func finalized(_ x: UInt64) -> UInt64 {
+        var h = x ^ (x >> 29)
+        h &*= 0xBF58_476D_1CE4_E5B9
+        return h ^ (h >> 32)
+    }
+}
