@@ -31,7 +31,7 @@ struct XMLMarkupPrescan {
         var insideRoot = false
         while i < n {
             let textStart = i
-            let found = Self.find(b, UInt8(ascii: "<"), from: i)
+            let found = Self.findNear(b, UInt8(ascii: "<"), from: i)
             let lt = found ?? n
             if hasControls && insideRoot {
                 var k = textStart
@@ -75,12 +75,22 @@ struct XMLMarkupPrescan {
                     i = end + 1
                 }
             } else if c == UInt8(ascii: "/") {
-                i = Self.find(b, ">", from: i).map { $0 + 1 } ?? n
+                i = Self.findNear(b, UInt8(ascii: ">"), from: i).map { $0 + 1 } ?? n
             } else {
                 var nameEnd = i
                 while nameEnd < n, !Self.endsName(b[nameEnd]) { nameEnd += 1 }
-                guard let end = Self.find(b, ">", from: nameEnd) else { break }
                 insideRoot = true
+                // The usual tag, `<name>` or `<name/>`, has nothing for CF and libxml2 to
+                // read differently.
+                if nameEnd < n, b[nameEnd] == UInt8(ascii: ">") {
+                    i = nameEnd + 1
+                    continue
+                }
+                if nameEnd + 1 < n, b[nameEnd] == UInt8(ascii: "/"), b[nameEnd + 1] == UInt8(ascii: ">") {
+                    i = nameEnd + 2
+                    continue
+                }
+                guard let end = Self.find(b, ">", from: nameEnd) else { break }
                 if !Self.isPlainAttributeList(b, from: nameEnd, to: end) {
                     // Keep a final `/` so an empty-element tag stays one, as CF reads it.
                     let stop = b[end - 1] == UInt8(ascii: "/") && end - 1 > nameEnd ? end - 1 : end
@@ -180,6 +190,37 @@ struct XMLMarkupPrescan {
             i = k + 1
         }
         return nil
+    }
+
+    /// The position of the first `byte` at or after `start`, for the short distances between
+    /// tags and inside them: the first two words are searched here, eight bytes a step, and only
+    /// a longer run is left to `memchr`, whose call costs more than those steps.
+    @inline(__always)
+    static func findNear(_ b: UnsafeBufferPointer<UInt8>, _ byte: UInt8, from start: Int) -> Int? {
+        guard let base = b.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
+        let n = b.count
+        let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        var i = start
+        var words = 0
+        // Invariant: i + 8 <= n inside the loop, so every load is within the buffer.
+        while words < 2 && i &+ 8 <= n {
+            let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ pattern
+            // The high bit of each zero byte of `w`, exactly (see `firstControlOrEF`).
+            let zero = ~(((w & low7) &+ low7) | w) & 0x8080_8080_8080_8080
+            if zero != 0 { return i &+ (UInt64(littleEndian: zero).trailingZeroBitCount >> 3) }
+            i &+= 8
+            words &+= 1
+        }
+        if i &+ 8 > n {
+            while i < n {
+                if b[i] == byte { return i }
+                i &+= 1
+            }
+            return nil
+        }
+        return find(b, byte, from: i)
     }
 
     /// The position of the first `byte` at or after `start`, found with `memchr`.

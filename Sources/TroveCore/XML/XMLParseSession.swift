@@ -65,14 +65,20 @@ struct XMLParseSession: ~Copyable {
 
     let limits: PlistLimits
     var context: xmlParserCtxtPtr?
-    var failure: PlistError?
+    /// The first error; set once, through ``fail(_:_:line:column:)``.
+    private(set) var failure: PlistError? {
+        didSet { hasFailed = failure != nil }
+    }
+    /// `failure != nil`, kept apart because every event asks it: testing the optional error
+    /// itself copied and destroyed it (an outlined copy of its strings) on each of those calls.
+    private(set) var hasFailed = false
     var frames: [Frame] = []
     /// The finished children of every open element, innermost last.
     var values = PlistValueStack()
     /// The keys of every open dictionary, innermost last.
-    var keys: [String] = []
+    var keys = MovingStack<String>()
     var dictionaries = PlistDictionaryAssembler()
-    var text: [UInt8] = []
+    var text = XMLTextBuffer()
     var result: PlistValue?
     var containerDepth = 0
     /// Counts values and the bytes of strings, data and keys against the limits.
@@ -86,7 +92,6 @@ struct XMLParseSession: ~Copyable {
     init(limits: PlistLimits) {
         self.limits = limits
         meter = LimitMeter(limits: limits)
-        text.reserveCapacity(256)
     }
 
     // MARK: Positions and failures
@@ -97,7 +102,7 @@ struct XMLParseSession: ~Copyable {
     }
 
     mutating func fail(_ code: PlistError.Code, _ message: String, line: Int? = nil, column: Int? = nil) {
-        guard failure == nil else { return }
+        guard !hasFailed else { return }
         let here = position
         failure = PlistError(
             code, format: .xml, at: .lineColumn(line: line ?? here.line, column: column ?? here.column),
@@ -135,7 +140,7 @@ struct XMLParseSession: ~Copyable {
     // MARK: Events
 
     mutating func startElement(localName: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?) {
-        guard failure == nil else { return }
+        guard !hasFailed else { return }
         // Built only for messages: most elements never need their name as a String.
         var name: String { String(cString: localName) }
         guard prefix == nil, let kind = XMLElementKind(name: localName) else {
@@ -184,12 +189,12 @@ struct XMLParseSession: ~Copyable {
             fail(.badRoot, "empty <plist/> holds no value")
             return
         }
-        if kind.isScalar { text.removeAll(keepingCapacity: true) }
+        if kind.isScalar { text.removeAll() }
         frames.append(frame)
     }
 
     mutating func endElement() {
-        guard failure == nil, let frame = frames.popLast() else { return }
+        guard !hasFailed, let frame = frames.popLast() else { return }
         let value: PlistValue
         switch frame.kind {
         case .plist:
@@ -209,10 +214,10 @@ struct XMLParseSession: ~Copyable {
             }
             value = Self.dictionaryOrUID(takeDictionary(frame))
         case .key where frame.isDictionaryKey:
-            keys.append(String(decoding: text, as: UTF8.self))
+            keys.push(text.string)
             return
         case .key, .string:
-            value = .string(String(decoding: text, as: UTF8.self))
+            value = .string(text.string)
         case .true, .false:
             guard text.isEmpty else {
                 fail(.syntax, "<\(frame.kind)> must be empty", line: frame.line, column: frame.column)
@@ -269,10 +274,8 @@ struct XMLParseSession: ~Copyable {
     /// The finished dictionary `frame` as keys and values, removed from the stacks. A repeated
     /// key keeps its first position and takes the last value, as in CF.
     private mutating func takeDictionary(_ frame: Frame) -> PlistDictionary {
-        let frameKeys = ContiguousArray(keys[frame.keyBase...])
-        keys.removeSubrange(frame.keyBase...)
         let (dictionary, repeated) = dictionaries.assemble(
-            keys: frameKeys, values: values.popContiguousArray(from: frame.valueBase))
+            keys: keys.popContiguousArray(from: frame.keyBase), values: values.popContiguousArray(from: frame.valueBase))
         if repeated { hasRepeatedKeys = true }
         return dictionary
     }
@@ -290,7 +293,7 @@ struct XMLParseSession: ~Copyable {
     }
 
     mutating func characters(_ p: UnsafePointer<UInt8>, _ count: Int) {
-        guard failure == nil, count > 0 else { return }
+        guard !hasFailed, count > 0 else { return }
         if let context, context.pointee.wellFormed == 0 { context.pointee.wellFormed = 1 }
         if !frames.isEmpty, frames[frames.count - 1].kind.isScalar {
             // Checked per chunk libxml2 delivers, so no element's text outgrows the byte limit
@@ -299,7 +302,7 @@ struct XMLParseSession: ~Copyable {
                 fail(.byteLimit, limits.message(exceeding: .decodedBytes))
                 return
             }
-            text.append(contentsOf: UnsafeBufferPointer(start: p, count: count))
+            text.append(p, count: count)
             return
         }
         for k in 0..<count where !XMLScalarSyntax.isASCIISpace(p[k]) {
@@ -310,16 +313,16 @@ struct XMLParseSession: ~Copyable {
     }
 
     mutating func cdata(_ p: UnsafePointer<UInt8>, _ count: Int) {
-        guard failure == nil else { return }
+        guard !hasFailed else { return }
         guard !frames.isEmpty, frames[frames.count - 1].kind.acceptsCDATA else {
             fail(.syntax, "a CDATA section may only stand in <string>, <key> or <real>")
             return
         }
-        text.append(contentsOf: UnsafeBufferPointer(start: p, count: count))
+        text.append(p, count: count)
     }
 
     mutating func markupInsideContent(_ what: String) {
-        guard failure == nil else { return }
+        guard !hasFailed else { return }
         if !frames.isEmpty, frames[frames.count - 1].kind.isScalar {
             fail(.syntax, "\(what) inside <\(frames[frames.count - 1].kind)>")
         }
@@ -336,7 +339,7 @@ struct XMLParseSession: ~Copyable {
         guard !frames.isEmpty, frames[frames.count - 1].kind.isScalar, value >= 0, value < 0x110000,
             !(0xD800..<0xE000).contains(value)
         else { return false }
-        UnicodeTranscoder.appendUTF8(codePoint: UInt32(value), to: &text)
+        text.appendUTF8(codePoint: UInt32(value))
         return true
     }
 
@@ -364,7 +367,7 @@ struct XMLParseSession: ~Copyable {
     /// Routes one libxml2 diagnostic: tolerated ones (where CF is more lenient than XML) are
     /// absorbed, the first real one becomes the session's ``PlistError``.
     mutating func diagnostic(_ e: UnsafePointer<xmlError>) {
-        guard failure == nil else { return }
+        guard !hasFailed else { return }
         let err = e.pointee
         let code = Int(err.code)
         let message = err.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "XML error"

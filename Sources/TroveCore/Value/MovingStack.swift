@@ -1,0 +1,85 @@
+/// The values (or dictionary keys) a reader has finished but not yet placed in their container:
+/// the children of every open container, innermost last. The binary and the XML reader both
+/// build values on one, and the XML reader keeps its pending keys on another.
+///
+/// A reader pushes each finished child here and, when a container closes, moves its children out
+/// in one step. Moving (rather than copying a slice and then truncating) leaves every child's
+/// reference count untouched, and one buffer shared by all open containers means no container
+/// grows an array of its own element by element.
+///
+/// Invariant: the first `count` slots of `base` are initialized and nothing past them is. The
+/// type is non-copyable, so exactly one owner deinitializes them, also when a read throws midway.
+struct MovingStack<Element>: ~Copyable {
+    private var base: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    /// The number of elements on the stack.
+    private(set) var count = 0
+
+    init(capacity: Int = 64) {
+        self.capacity = Swift.max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    @inline(__always)
+    mutating func push(_ element: consuming Element) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        let larger = capacity * 2
+        let moved = UnsafeMutablePointer<Element>.allocate(capacity: larger)
+        moved.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = larger
+    }
+
+    /// The element at `position`, counted from the bottom; it must be below `count`.
+    subscript(position: Int) -> Element {
+        precondition(position >= 0 && position < count, "moving stack index out of range")
+        return base[position]
+    }
+
+    /// Removes and returns the top element; the stack must not be empty.
+    mutating func popLast() -> Element {
+        precondition(count > 0, "popLast on an empty moving stack")
+        count -= 1
+        return (base + count).move()
+    }
+
+    /// Moves the elements from position `start` to the top into a new array, in order, and
+    /// removes them from the stack.
+    mutating func popArray(from start: Int) -> [Element] {
+        pop(from: start, into: [Element].self)
+    }
+
+    /// ``popArray(from:)`` into the array type an `OrderedDictionary` keeps its keys and values in.
+    mutating func popContiguousArray(from start: Int) -> ContiguousArray<Element> {
+        pop(from: start, into: ContiguousArray<Element>.self)
+    }
+
+    @inline(__always)
+    private mutating func pop<A: RangeReplaceableCollection<Element>>(from start: Int, into _: A.Type) -> A {
+        let n = count - start
+        guard n > 0 else { return A() }
+        // `reserveCapacity` and `append` are specialized for the element type; building the
+        // array with `init(unsafeUninitializedCapacity:)` instead goes through the runtime's
+        // generic path and its metadata lookups, which cost more than the appends.
+        var array = A()
+        array.reserveCapacity(n)
+        count = start
+        for i in 0..<n { array.append((base + start + i).move()) }
+        return array
+    }
+}
+
+/// The stack the readers build values on.
+typealias PlistValueStack = MovingStack<PlistValue>
