@@ -34,13 +34,13 @@ enum XMLCanonicalSpelling {
     }
 
     @inline(__always)
-    static func append(_ s: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    static func append(_ s: StaticString, to out: inout ByteBuffer) {
+        out.append(s)
     }
 
     @inline(__always)
-    static func appendTabs(_ n: Int, to out: inout [UInt8]) {
-        for _ in 0..<n { out.append(0x09) }
+    static func appendTabs(_ n: Int, to out: inout ByteBuffer) {
+        out.append(repeating: 0x09, count: n)
     }
 
     /// The start and end tags of a scalar, whole, so that canonical writing appends each in one
@@ -62,7 +62,7 @@ enum XMLCanonicalSpelling {
 
     /// `&`, `<` and `>` become entities; everything else, quotes and control characters
     /// included, is written as it is.
-    static func appendEscaped(_ s: String, to out: inout [UInt8]) {
+    static func appendEscaped(_ s: String, to out: inout ByteBuffer) {
         var s = s
         s.withUTF8 { u in
             var start = 0
@@ -81,7 +81,7 @@ enum XMLCanonicalSpelling {
         }
     }
 
-    static func appendInteger(_ n: PlistInteger, to out: inout [UInt8]) {
+    static func appendInteger(_ n: PlistInteger, to out: inout ByteBuffer) {
         if n.isNegative { out.append(UInt8(ascii: "-")) }
         // Digits are produced backwards into 24 bytes on the stack; UInt64.max has 20.
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -98,7 +98,7 @@ enum XMLCanonicalSpelling {
     }
 
     /// `nan`, `+infinity`, `-infinity`, `0.0` for either zero, otherwise C's `%.17g`.
-    static func appendReal(_ d: Double, to out: inout [UInt8]) {
+    static func appendReal(_ d: Double, to out: inout ByteBuffer) {
         if d.isNaN { return append("nan", to: &out) }
         if d.isInfinite { return d > 0 ? append("+infinity", to: &out) : append("-infinity", to: &out) }
         if d == 0 { return append("0.0", to: &out) }
@@ -114,7 +114,7 @@ enum XMLCanonicalSpelling {
 
     /// `YYYY-MM-DDTHH:MM:SSZ` with the year as C's `%04d` prints it (`-001` for year -1),
     /// seconds rounded toward negative infinity.
-    static func appendDate(_ date: PlistDate, to out: inout [UInt8]) {
+    static func appendDate(_ date: PlistDate, to out: inout ByteBuffer) {
         let c = CivilTime(secondsSinceReferenceDate: date.secondsSinceReferenceDate)
         /// `v` (not negative) in decimal, zero-padded to `width` digits: written straight into
         /// `out`, since a `String` per field made dates the costliest scalar to write.
@@ -125,9 +125,9 @@ enum XMLCanonicalSpelling {
                 digits += 1
                 limit &*= 10
             }
-            for _ in digits..<max(width, digits) { out.append(UInt8(ascii: "0")) }
+            out.append(repeating: UInt8(ascii: "0"), count: max(width, digits) - digits)
             let end = out.count + digits
-            out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+            out.append(repeating: UInt8(ascii: "0"), count: digits)
             var rest = v
             var k = end
             while k > end - digits {
@@ -160,7 +160,7 @@ enum XMLCanonicalSpelling {
     /// The content of `<data>` at `depth`: a newline, then base64 lines of `76 - 8 * indent`
     /// characters (indent capped at 8 tabs, as CF counts a tab as 8 columns), each indented and
     /// ended by a newline, then the indentation of the closing tag.
-    static func appendDataContent(_ data: Data, depth: Int, to out: inout [UInt8]) {
+    static func appendDataContent(_ data: Data, depth: Int, to out: inout ByteBuffer) {
         out.append(0x0A)
         let indent = min(depth, 8)
         // 76 - 8k is a multiple of 4, so every full line holds exactly lineLength / 4 groups.
@@ -172,14 +172,12 @@ enum XMLCanonicalSpelling {
             let encodedCount = (n / 3 + (n % 3 == 0 ? 0 : 1)) * 4
             let lineCount = (encodedCount + lineLength - 1) / lineLength
             let total = encodedCount + lineCount * (indent + 1)
-            let start = out.count
-            out.append(contentsOf: repeatElement(0, count: total))
             alphabet.withUnsafeBufferPointer { table in
-                out.withUnsafeMutableBufferPointer { o in
-                    // Invariant: exactly `total` bytes are written from `start`: each line is
+                out.appendUninitialized(count: total) { o in
+                    // Invariant: exactly `total` bytes are written into `o`: each line is
                     // `indent` tabs, up to lineLength characters and a newline, and the groups
                     // cover the encodedCount characters.
-                    var w = start
+                    var w = 0
                     var i = 0
                     var column = lineLength
                     while i < n {
@@ -214,7 +212,7 @@ enum XMLCanonicalSpelling {
     }
 
     /// The content of the `CF$UID` dictionary CF writes for a UID at `depth`.
-    static func appendUIDContent(_ uid: UInt64, depth: Int, to out: inout [UInt8]) {
+    static func appendUIDContent(_ uid: UInt64, depth: Int, to out: inout ByteBuffer) {
         out.append(0x0A)
         appendTabs(depth + 1, to: &out)
         append("<key>CF$UID</key>\n", to: &out)
@@ -226,7 +224,7 @@ enum XMLCanonicalSpelling {
     }
 
     /// The text between a scalar's tags, or nil for values written as an empty-element tag.
-    static func appendScalarContent(_ value: PlistValue, depth: Int, to out: inout [UInt8]) {
+    static func appendScalarContent(_ value: PlistValue, depth: Int, to out: inout ByteBuffer) {
         switch value {
         case .string(let s): appendEscaped(s, to: &out)
         case .integer(let n): appendInteger(n, to: &out)

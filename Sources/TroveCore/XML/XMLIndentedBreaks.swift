@@ -24,7 +24,7 @@ struct XMLIndentedBreaks {
 
     /// The break and `depth` units.
     @inline(__always)
-    func append(depth: Int, to out: inout [UInt8]) {
+    func append(depth: Int, to out: inout ByteBuffer) {
         guard depth <= Self.precomputedDepth else {
             out.append(contentsOf: lineBreak)
             for _ in 0..<depth { out.append(contentsOf: unit) }

@@ -7,12 +7,12 @@ import Foundation
 /// The walk follows CF's tag rules (a tag ends at its first `>`), so it agrees with the reader on
 /// every document the reader accepts. Should the bytes and the value ever disagree, it gives up
 /// and the document is simply written canonically.
-struct XMLLayoutScanner {
+struct XMLLayoutScanner: ~Copyable {
     private let b: UnsafeBufferPointer<UInt8>
     private var pos = 0
     private var counter = 0
     private var layout: XMLLayout
-    private var scratch: [UInt8] = []
+    private var scratch = ByteBuffer()
     private let expectRepeatedKeys: Bool
     /// The layout's line break and indentation, once `detectIndentation` has found them.
     private var breaks = XMLIndentedBreaks.canonical
@@ -186,12 +186,8 @@ struct XMLLayoutScanner {
             if !note.isEmpty { layout.notes[index] = note }
             return .scanned
         }
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(UInt8(ascii: "<"))
-        XMLCanonicalSpelling.append(expected, to: &scratch)
         if selfClosing || cursor.count == 0 {
-            XMLCanonicalSpelling.append("/>", to: &scratch)
-            if !Self.sameBytes(tag, scratch) { note.startTag = Array(tag) }
+            if !Self.isTag(tag, opening: "<", name: expected, closing: "/>") { note.startTag = Array(tag) }
             if selfClosing {
                 guard cursor.count == 0 else { return .failed }
                 layout.containers[index] = XMLContainerShape(
@@ -199,9 +195,8 @@ struct XMLLayoutScanner {
                 if !note.isEmpty { layout.notes[index] = note }
                 return .scanned
             }
-        } else {
-            scratch.append(UInt8(ascii: ">"))
-            if !Self.sameBytes(tag, scratch) { note.startTag = Array(tag) }
+        } else if !Self.isTag(tag, opening: "<", name: expected, closing: ">") {
+            note.startTag = Array(tag)
         }
         var repeatedKeys: RepeatedKeyWalk?
         if expectRepeatedKeys, case .dictionary(let d) = value {
@@ -243,11 +238,9 @@ struct XMLLayoutScanner {
         guard matches("</"), let gt = find(UInt8(ascii: ">"), from: pos) else { return false }
         let endTag = b[pos...gt]
         pos = gt + 1
-        scratch.removeAll(keepingCapacity: true)
-        XMLCanonicalSpelling.append("</", to: &scratch)
-        XMLCanonicalSpelling.append(container.cursor.isDictionary ? "dict" : "array", to: &scratch)
-        scratch.append(UInt8(ascii: ">"))
-        if !Self.sameBytes(endTag, scratch) { note.endTag = Array(endTag) }
+        if !Self.isTag(endTag, opening: "</", name: container.cursor.isDictionary ? "dict" : "array", closing: ">") {
+            note.endTag = Array(endTag)
+        }
         if let repeats = container.repeatedKeys?.repeats, !repeats.isEmpty {
             note.repeatedEntries = repeats
         }
@@ -445,9 +438,9 @@ struct XMLLayoutScanner {
             }), plain {
             return true
         }
-        scratch.removeAll(keepingCapacity: true)
+        scratch.removeAll()
         XMLCanonicalSpelling.appendScalarContent(value, depth: depth, to: &scratch)
-        return Self.sameBytes(content, scratch)
+        return scratch.equals(content)
     }
 
     /// Whether `tag` is exactly `opening`, `name`, `closing`: the canonical tag, compared in
@@ -461,16 +454,6 @@ struct XMLLayoutScanner {
         let start = base + tag.startIndex
         return memcmp(start, opening.utf8Start, o) == 0 && memcmp(start + o, name.utf8Start, n) == 0
             && memcmp(start + o + n, closing.utf8Start, c) == 0
-    }
-
-    /// Byte equality through `memcmp`. `elementsEqual` between a slice of the input and an array
-    /// iterates generically, element by element, and was the largest cost of reading a
-    /// data-heavy document with notes (every `<data>` is compared with its canonical base64).
-    @inline(__always)
-    private static func sameBytes(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let base = a.base.baseAddress, !b.isEmpty else { return true }
-        return b.withUnsafeBufferPointer { memcmp(base + a.startIndex, $0.baseAddress!, b.count) == 0 }
     }
 
     // MARK: Byte scanning

@@ -78,7 +78,7 @@ struct XMLParseSession: ~Copyable {
     /// The keys of every open dictionary, innermost last.
     var keys = MovingStack<String>()
     var dictionaries = PlistDictionaryAssembler()
-    var text = XMLTextBuffer()
+    var text = ByteBuffer()
     var result: PlistValue?
     var containerDepth = 0
     /// Counts values and the bytes of strings, data and keys against the limits.

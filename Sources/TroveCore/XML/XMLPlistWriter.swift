@@ -37,8 +37,8 @@ public struct XMLPlistWriter: Sendable {
         var emitter = XMLEmitter(layout: layout, maxDepth: maxDepth)
         emitter.meter = LimitMeter(limits: limits)
         try emitter.writeDocument(value)
-        guard let layout, layout.encoding != .standard else { return emitter.out }
-        return try XMLTranscoder.encode(emitter.out, as: layout.encoding)
+        guard let layout, layout.encoding != .standard else { return emitter.out.array }
+        return try XMLTranscoder.encode(emitter.out.array, as: layout.encoding)
     }
 }
 
@@ -48,13 +48,13 @@ public struct XMLPlistWriter: Sendable {
 /// recursion, so a value at the depth ceiling fits a small thread stack. The stack is a local of
 /// `writeDocument(_:)`'s loop, which passes each child to `writeNode(_:old:isRoot:in:)`
 /// straight from it, lent rather than copied.
-struct XMLEmitter {
-    var out: [UInt8] = []
+struct XMLEmitter: ~Copyable {
+    var out = ByteBuffer(capacity: 4096)
     let layout: XMLLayout?
     let maxDepth: Int
     /// Counts what is written, so a shared container cannot expand without end.
     var meter = LimitMeter(limits: .default)
-    private var scratch: [UInt8] = []
+    private var scratch = ByteBuffer()
     /// CF's line break and indentation, or the document's own.
     private let breaks: XMLIndentedBreaks
 
@@ -80,7 +80,6 @@ struct XMLEmitter {
     init(layout: XMLLayout?, maxDepth: Int) {
         self.layout = layout
         self.maxDepth = maxDepth
-        out.reserveCapacity(4096)
         breaks = layout.map { XMLIndentedBreaks(lineBreak: $0.lineBreak, unit: $0.indentUnit) } ?? .canonical
     }
 
@@ -208,7 +207,7 @@ struct XMLEmitter {
             return
         }
         let name = tagName ?? XMLCanonicalSpelling.elementName(value)
-        scratch.removeAll(keepingCapacity: true)
+        scratch.removeAll()
         if let raw = note.content, let spelled = note.spelledValue, Self.sameSpelling(spelled, value) {
             scratch.append(contentsOf: raw)
         } else {
@@ -225,7 +224,7 @@ struct XMLEmitter {
                     if let end = note.endTag, !end.isEmpty {
                         out.append(contentsOf: end)
                     } else {
-                        out.append(contentsOf: [UInt8(ascii: "<"), UInt8(ascii: "/")])
+                        out.append("</")
                         out.append(contentsOf: Self.tagName(start))
                         out.append(UInt8(ascii: ">"))
                     }

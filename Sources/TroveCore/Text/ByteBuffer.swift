@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A growable run of bytes, for the hot byte-at-a-time paths: the XML writer's output, the text
+/// of the element the XML reader is in, and the canonical spellings the layout scanner compares
+/// a document against.
+///
+/// `[UInt8]` did these jobs through its generic paths: `append(contentsOf:)` with a buffer, a
+/// static string or a slice cost about ninety instructions before the copy, and
+/// `removeAll(keepingCapacity:)` fifty, once or more per element. Here an append is a capacity
+/// check and a `memcpy`, and clearing resets the count.
+///
+/// Invariant: `storage` holds `capacity` bytes, the first `count` of them initialized. The type
+/// is non-copyable, so exactly one owner frees them.
+struct ByteBuffer: ~Copyable {
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// The number of bytes written.
+    private(set) var count = 0
+
+    init(capacity: Int = 256) {
+        self.capacity = Swift.max(capacity, 16)
+        storage = .allocate(capacity: self.capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Forgets the bytes, keeping the room.
+    mutating func removeAll() { count = 0 }
+
+    /// The byte at `position`, which must be below `count`.
+    subscript(position: Int) -> UInt8 {
+        get {
+            precondition(position >= 0 && position < count, "byte buffer index out of range")
+            return storage[position]
+        }
+        set {
+            precondition(position >= 0 && position < count, "byte buffer index out of range")
+            storage[position] = newValue
+        }
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(toHold: count + 1) }
+        storage[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ bytes: UnsafePointer<UInt8>, count n: Int) {
+        if n > capacity - count { grow(toHold: count + n) }
+        (storage + count).update(from: bytes, count: n)
+        count += n
+    }
+
+    @inline(__always)
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        append(base, count: bytes.count)
+    }
+
+    @inline(__always)
+    mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
+        append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+    }
+
+    @inline(__always)
+    mutating func append(contentsOf bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+        append(contentsOf: UnsafeBufferPointer(rebasing: bytes))
+    }
+
+    @inline(__always)
+    mutating func append(contentsOf bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
+    }
+
+    @inline(__always)
+    mutating func append(contentsOf bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
+    }
+
+    @inline(__always)
+    mutating func append(_ text: StaticString) {
+        append(text.utf8Start, count: text.utf8CodeUnitCount)
+    }
+
+    mutating func append(contentsOf other: borrowing ByteBuffer) {
+        append(other.storage, count: other.count)
+    }
+
+    /// Appends `byte` `n` times.
+    mutating func append(repeating byte: UInt8, count n: Int) {
+        guard n > 0 else { return }
+        if n > capacity - count { grow(toHold: count + n) }
+        (storage + count).initialize(repeating: byte, count: n)
+        count += n
+    }
+
+    /// Appends the UTF-8 encoding of `codePoint`, a Unicode scalar value.
+    mutating func appendUTF8(codePoint: UInt32) {
+        var encoded: [UInt8] = []
+        UnicodeTranscoder.appendUTF8(codePoint: codePoint, to: &encoded)
+        append(contentsOf: encoded)
+    }
+
+    /// Appends `n` bytes that `body` writes: it must initialize all of them.
+    mutating func appendUninitialized(count n: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        guard n > 0 else { return }
+        if n > capacity - count { grow(toHold: count + n) }
+        body(UnsafeMutableBufferPointer(start: storage + count, count: n))
+        count += n
+    }
+
+    @inline(never)
+    private mutating func grow(toHold wanted: Int) {
+        var larger = capacity * 2
+        while larger < wanted { larger *= 2 }
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.update(from: storage, count: count)
+        storage.deallocate()
+        storage = moved
+        capacity = larger
+    }
+
+    /// Calls `body` with the bytes written so far.
+    func withUnsafeBufferPointer<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeBufferPointer(start: storage, count: count))
+    }
+
+    /// True when the bytes are exactly `other`.
+    func equals(_ other: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        guard other.count == count else { return false }
+        guard count > 0, let base = other.base.baseAddress else { return true }
+        return memcmp(storage, base + other.startIndex, count) == 0
+    }
+
+    /// The bytes as an array.
+    var array: [UInt8] { Array(UnsafeBufferPointer(start: storage, count: count)) }
+
+    /// The bytes as a `String`, decoded as UTF-8.
+    var string: String {
+        String(decoding: UnsafeBufferPointer(start: storage, count: count), as: UTF8.self)
+    }
+}
