@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TroveCore
+import TroveTestSupport
 
 /// The shortcuts taken for speed must decide exactly as the plain definitions they replace.
 @Suite("Fast paths")
@@ -138,5 +139,65 @@ struct FastPathTests {
         #expect(long.hasSameUTF8(as: String(long.reversed().reversed())))
         #expect(!long.hasSameUTF8(as: long + "x"))
         #expect(!"K".hasSameUTF8(as: "\u{212A}"))
+    }
+
+    /// What the layout scanner did before the shortcuts: spell the value and compare.
+    private static func spelledMatches(_ content: [UInt8], _ value: PlistValue) -> Bool {
+        var spelled = ByteBuffer()
+        XMLCanonicalSpelling.appendScalarContent(value, depth: 0, to: &spelled)
+        return content.withUnsafeBufferPointer { spelled.equals($0[...]) }
+    }
+
+    @Test("canonical integer and date content is decided exactly as spelling and comparing does")
+    func canonicalContentShortcuts() {
+        // Seeded, so a failure names a value that fails again.
+        var generator = SplitMix(seed: 0xCA70_1CA1)
+        var integers: [PlistInteger] = [0, 1, -1, 9, 10, -10, 999_999_999_999_999_999, -999_999_999_999_999_999]
+        for _ in 0..<400 { integers.append(PlistInteger(Int64.random(in: -99_999_999 ... 99_999_999, using: &generator))) }
+        for n in integers {
+            var contents: [[UInt8]] = []
+            var canonical = ByteBuffer()
+            XMLCanonicalSpelling.appendInteger(n, to: &canonical)
+            let text = canonical.array
+            contents.append(text)
+            contents.append([UInt8(ascii: "0")] + text)
+            contents.append([UInt8(ascii: "+")] + text)
+            contents.append(text + [UInt8(ascii: " ")])
+            contents.append(Array("-0".utf8))
+            contents.append(Array(String(Int64(n.isNegative ? -1 : 1) * Int64(n.magnitude) + 1).utf8))
+            contents.append([])
+            for content in contents {
+                let decided = content.withUnsafeBufferPointer { XMLCanonicalSpelling.isCanonicalInteger($0, n) }
+                if let decided { #expect(decided == Self.spelledMatches(content, .integer(n)), "\(n) vs \(content)") }
+            }
+        }
+        var dates: [PlistDate] = [PlistDate(secondsSinceReferenceDate: 0), PlistDate(secondsSinceReferenceDate: -0.5),
+                                  PlistDate(secondsSinceReferenceDate: 1e-9), PlistDate(secondsSinceReferenceDate: -63_113_904_000)]
+        for _ in 0..<400 {
+            dates.append(PlistDate(secondsSinceReferenceDate: Double.random(in: -6.4e10 ... 2.5e11, using: &generator).rounded(.down)))
+            dates.append(PlistDate(secondsSinceReferenceDate: Double.random(in: -1e9 ... 1e9, using: &generator)))
+        }
+        for d in dates {
+            var canonical = ByteBuffer()
+            XMLCanonicalSpelling.appendDate(d, to: &canonical)
+            let text = canonical.array
+            var contents = [text, text + [0x20], Array(text.dropLast()), Array("2023-02-29T00:00:00Z".utf8),
+                            Array("2024-02-29T23:59:59Z".utf8), Array("2024-13-01T00:00:00Z".utf8), Array("2024-01-01T24:00:00Z".utf8),
+                            Array("0000-01-01T00:00:00Z".utf8), Array("2024-01-01 00:00:00Z".utf8)]
+            // Every other whole second near the date, and each field bumped by one.
+            var shifted = ByteBuffer()
+            XMLCanonicalSpelling.appendDate(PlistDate(secondsSinceReferenceDate: d.secondsSinceReferenceDate + 1), to: &shifted)
+            contents.append(shifted.array)
+            for position in [3, 6, 9, 12, 15, 18] where position < text.count {
+                var bumped = text
+                bumped[position] = bumped[position] == UInt8(ascii: "9") ? UInt8(ascii: "0") : bumped[position] + 1
+                contents.append(bumped)
+            }
+            for content in contents {
+                let decided = content.withUnsafeBufferPointer { XMLCanonicalSpelling.isCanonicalDate($0, d) }
+                if let decided { #expect(decided == Self.spelledMatches(content, .date(d)), "\(d) vs \(String(decoding: content, as: UTF8.self))") }
+            }
+            #expect(text.withUnsafeBufferPointer { XMLCanonicalSpelling.isCanonicalDate($0, d) } != false)
+        }
     }
 }

@@ -72,9 +72,9 @@ struct XMLWriterTests {
             guard c.year >= 0 else { continue }
             let expected = String(
                 format: "%04lld-%02d-%02dT%02d:%02d:%02dZ", c.year, c.month, c.day, c.hour, c.minute, c.second)
-            var out: [UInt8] = []
+            var out = ByteBuffer()
             XMLCanonicalSpelling.appendDate(PlistDate(secondsSinceReferenceDate: seconds), to: &out)
-            #expect(String(decoding: out, as: UTF8.self) == expected)
+            #expect(out.string == expected)
         }
     }
 

@@ -236,3 +236,59 @@ enum XMLCanonicalSpelling {
         }
     }
 }
+
+// MARK: - Deciding canonical content without spelling it
+
+extension XMLCanonicalSpelling {
+    /// Whether `content` is exactly what ``appendInteger(_:to:)`` writes for `n`; nil when the
+    /// answer needs the spelling (more than 18 digits). The canonical spelling is an optional
+    /// `-` and digits without a leading zero, so any other byte, a leading zero or `-0` already
+    /// decides it; otherwise the digits' value decides.
+    static func isCanonicalInteger(_ content: UnsafeBufferPointer<UInt8>, _ n: PlistInteger) -> Bool? {
+        let negative = content.first == UInt8(ascii: "-")
+        let start = negative ? 1 : 0
+        let digits = content.count - start
+        guard digits >= 1, digits <= 18 else { return digits < 1 ? false : nil }
+        if content[start] == UInt8(ascii: "0") { return digits == 1 && !negative && n.magnitude == 0 }
+        var magnitude: UInt64 = 0
+        for i in start..<content.count {
+            let d = content[i] &- UInt8(ascii: "0")
+            guard d < 10 else { return false }
+            magnitude = magnitude * 10 + UInt64(d)
+        }
+        return n.isNegative == negative && n.magnitude == magnitude
+    }
+
+    /// Whether `content` is exactly what ``appendDate(_:to:)`` writes for `date`; nil when the
+    /// answer needs the spelling (a year outside 1...9999, content other than 20 bytes, or a
+    /// date that is not a finite number). The canonical spelling has in-range fields and names
+    /// the whole second the date falls in, so a 20-byte `YYYY-MM-DDTHH:MM:SSZ` decides it by its
+    /// fields' value.
+    static func isCanonicalDate(_ content: UnsafeBufferPointer<UInt8>, _ date: PlistDate) -> Bool? {
+        let seconds = date.secondsSinceReferenceDate
+        guard seconds.isFinite, abs(seconds) < 4e11 else { return nil }
+        // A negative year is spelled `-` and three digits (C's `%04d`), also 20 bytes.
+        guard content.count == 20, content[0] != UInt8(ascii: "-") else { return nil }
+        func number(_ from: Int, _ length: Int) -> Int? {
+            var v = 0
+            for i in from..<(from + length) {
+                let d = content[i] &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                v = v * 10 + Int(d)
+            }
+            return v
+        }
+        guard content[4] == UInt8(ascii: "-"), content[7] == UInt8(ascii: "-"), content[10] == UInt8(ascii: "T"),
+            content[13] == UInt8(ascii: ":"), content[16] == UInt8(ascii: ":"), content[19] == UInt8(ascii: "Z"),
+            let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2)
+        else { return false }
+        guard year >= 1 else { return nil }
+        guard (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return false }
+        let isLeap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthDays = month == 2 ? (isLeap ? 29 : 28) : (month == 4 || month == 6 || month == 9 || month == 11 ? 30 : 31)
+        guard day >= 1, day <= monthDays else { return false }
+        let civil = CivilTime(year: Int64(year), month: month, day: day, hour: hour, minute: minute, second: second)
+        return seconds.rounded(.down) == civil.secondsSinceReferenceDate
+    }
+}

@@ -438,6 +438,13 @@ struct XMLLayoutScanner: ~Copyable {
             }), plain {
             return true
         }
+        let decided: Bool?
+        switch value {
+        case .integer(let n): decided = XMLCanonicalSpelling.isCanonicalInteger(UnsafeBufferPointer(rebasing: content), n)
+        case .date(let d): decided = XMLCanonicalSpelling.isCanonicalDate(UnsafeBufferPointer(rebasing: content), d)
+        default: decided = nil
+        }
+        if let decided { return decided }
         scratch.removeAll()
         XMLCanonicalSpelling.appendScalarContent(value, depth: depth, to: &scratch)
         return scratch.equals(content)
