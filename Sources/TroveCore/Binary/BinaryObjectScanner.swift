@@ -461,9 +461,7 @@ struct BinaryObjectScanner {
     @inline(never)
     private mutating func decodeKey(referencedAt position: Int) throws(PlistError) -> Int {
         let key = try lookup.reference(at: position)
-        let isFirstUse = states[key] != .cached
-        let value: PlistValue
-        if isFirstUse {
+        guard states[key] == .cached else {
             let keyStart = try lookup.offset(ofObject: key)
             let type = bytes[keyStart] >> 4
             guard type == 0x5 || type == 0x6 || (type == 0x7 && acceptsUTF8Strings) else {
@@ -473,21 +471,31 @@ struct BinaryObjectScanner {
             // A string object is either cached or unseen: strings are kept once decoded.
             try countValues(1, at: keyStart)
             noteWalkLeaf(key)
-            value = try firstScalar(key, at: keyStart)
-        } else {
-            noteWalkLeaf(key)
-            value = decoded[key]
+            guard case .string(let text) = try firstScalar(key, at: keyStart) else {
+                throw BinaryTrailer.error(.badKey, at: position, "dictionary key object \(key) is not a string")
+            }
+            noteKeyText(key, text)
+            return text.utf8.count
         }
-        guard case .string(let text) = value else {
+        // A key met before: its length is in `expandedSizes`, so the cached string is only
+        // looked at, not copied (a retain and a release per entry otherwise).
+        noteWalkLeaf(key)
+        guard case .string = decoded[key] else {
             throw BinaryTrailer.error(.badKey, at: position, "dictionary key object \(key) is not a string")
         }
-        // The first use as a key records the text, also for an object first decoded as a value
-        // (a string shared with a key): without it the writer cannot match the entry to its notes.
+        if keepsLayout, case .string(let text) = decoded[key] { noteKeyText(key, text) }
+        return expandedSizes[key].bytes
+    }
+
+    /// Records the text of an object used as a key. The first use as a key records it, also for
+    /// an object first decoded as a value (a string shared with a key): without it the writer
+    /// cannot match the entry to its notes.
+    @inline(__always)
+    private mutating func noteKeyText(_ key: Int, _ text: String) {
         if keepsLayout && !keyTextNoted[key] {
             keyTextNoted[key] = true
             keyTexts[UInt32(truncatingIfNeeded: key)] = text
         }
-        return text.utf8.count
     }
 
     /// Throws when a subtree expands past ``PlistLimits/maxExpandedValues`` or
