@@ -28,6 +28,20 @@ struct BatchConversion: Sendable {
         var done: Int { converted + failed }
     }
 
+    /// ``run(_:)`` from synchronous code: the batch runs on the concurrency runtime's threads
+    /// while the calling thread waits. The rest of the CLI is synchronous and runs on the main
+    /// thread, so only a directory conversion starts those threads.
+    func runWaiting(_ collected: sending BatchInputs.Collected) -> Bool {
+        let outcome = BatchOutcome()
+        let done = DispatchSemaphore(value: 0)
+        Task { [self] in
+            outcome.succeeded = await run(collected)
+            done.signal()
+        }
+        done.wait()
+        return outcome.succeeded
+    }
+
     /// Converts every job and prints the summary; true when nothing failed.
     func run(_ collected: BatchInputs.Collected) async -> Bool {
         let clock = ContinuousClock()
@@ -125,4 +139,11 @@ struct BatchConversion: Sendable {
             + "\(ByteCountText.format(totals.bytesRead)) read, \(ByteCountText.format(totals.bytesWritten)) written "
             + "in " + String(format: "%.2f", elapsed.secondsValue) + " s"
     }
+}
+
+/// The batch's result, handed from the task that computes it to the thread waiting for it.
+/// Unchecked: it is written once, before the semaphore is signalled, and read only after the
+/// wait returns, and the semaphore orders the two.
+private final class BatchOutcome: @unchecked Sendable {
+    var succeeded = false
 }

@@ -88,7 +88,7 @@ enum ConvertTarget: Sendable, Equatable, ExpressibleByArgument {
 }
 
 /// `trove convert`: plutil's `-convert`, for files and for whole directories.
-struct ConvertCommand: AsyncParsableCommand {
+struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Rewrite property lists in XML, binary, JSON or OpenStep format, or as Swift or Objective-C source.",
@@ -225,7 +225,7 @@ struct ConvertCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run() throws {
         guard let resolved else { throw ExitCode.validationFailure }
         let plan = ConversionPlan(target: resolved.target, readable: readable, writesHeader: header, newExtension: newExtension)
         let directories = resolved.inputs.filter { BatchInputs.isDirectory($0) }
@@ -241,7 +241,7 @@ struct ConvertCommand: AsyncParsableCommand {
         let inputs = BatchInputs(
             arguments: resolved.inputs, recursive: recursive, extensions: matchedExtensions, outputDirectory: outputPath)
         let conversion = BatchConversion(plan: plan, verbose: verbose, silent: silent)
-        if await !conversion.run(inputs.collect()) { throw ExitCode.failure }
+        if !conversion.runWaiting(inputs.collect()) { throw ExitCode.failure }
     }
 }
 

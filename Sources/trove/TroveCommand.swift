@@ -3,7 +3,7 @@ import Trove
 
 /// The `trove` command: plutil's everyday verbs over Trove's readers and writers.
 @main
-struct TroveCommand: AsyncParsableCommand {
+struct TroveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trove",
         abstract: "Check, convert, print, query and edit property lists exactly as Apple's Foundation reads and writes them.",
@@ -46,11 +46,12 @@ struct TroveCommand: AsyncParsableCommand {
         "-create": "create",
     ]
 
-    /// Translates a plutil-style verb, then runs the command as usual. The command is async so
-    /// that `convert` can convert a directory's files in parallel.
-    static func main() async {
+    /// Translates a plutil-style verb, then runs the command as usual. Commands run on the main
+    /// thread; only a directory conversion starts the concurrency runtime's threads (see
+    /// ``BatchConversion``), so a one-file run does not pay for them.
+    static func main() {
         var arguments = Array(CommandLine.arguments.dropFirst())
         if let first = arguments.first, let verb = plutilVerbs[first] { arguments[0] = verb }
-        await main(arguments)
+        main(arguments)
     }
 }
