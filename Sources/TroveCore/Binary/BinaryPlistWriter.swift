@@ -55,7 +55,7 @@ struct BinaryObjectEncoder {
         // Noted objects keep their relative order; new ones follow in the order they were met.
         let noted = planner.notedObjectCount
         var rankOfNoted = Array(repeating: -1, count: noted)
-        for slot in slots where slot.order < noted { rankOfNoted[slot.order] = 0 }
+        for slot in slots.indices where slots[slot].order < noted { rankOfNoted[slots[slot].order] = 0 }
         var rank = 0
         for i in 0..<noted where rankOfNoted[i] == 0 {
             rankOfNoted[i] = rank
@@ -63,8 +63,9 @@ struct BinaryObjectEncoder {
         }
         var index = Array(repeating: 0, count: slots.count)
         var order = Array(repeating: 0, count: slots.count)
-        for (slot, planned) in slots.enumerated() {
-            let i = planned.order < noted ? rankOfNoted[planned.order] : rank + (planned.order - noted)
+        for slot in slots.indices {
+            let planned = slots[slot].order
+            let i = planned < noted ? rankOfNoted[planned] : rank + (planned - noted)
             index[slot] = i
             order[i] = slot
         }
@@ -110,25 +111,26 @@ struct BinaryObjectEncoder {
 
     // MARK: - Objects
 
+    /// Reads the slot's fields in place: copying the whole `Slot` (its value included) cost a
+    /// retain and a release per object.
     private mutating func encodeObject(_ slot: Int) {
-        let planned = slots[slot]
-        let note = planned.note
-        switch planned.content {
+        let note = slots[slot].note
+        switch slots[slot].content {
         case .array(let isSet):
-            appendMarker(isSet ? 0xC : 0xA, count: planned.childCount, note: note)
-            appendReferences(planned)
+            appendMarker(isSet ? 0xC : 0xA, count: slots[slot].childCount, note: note)
+            appendReferences(of: slot)
             return
         case .dictionary:
-            appendMarker(0xD, count: planned.childCount / 2, note: note)
-            appendReferences(planned)
+            appendMarker(0xD, count: slots[slot].childCount / 2, note: note)
+            appendReferences(of: slot)
             return
         case .copy, .scalar:
             break
         }
-        switch planned.value {
+        switch slots[slot].value {
         case .null: out.append(0x00)
         case .bool(let b): out.append(b ? 0x09 : 0x08)
-        case .integer(let i): appendInteger(i, note: note, object: planned.order)
+        case .integer(let i): appendInteger(i, note: note, object: slots[slot].order)
         case .real(let r):
             if r.width == .single {
                 out.append(0x22)
@@ -159,8 +161,9 @@ struct BinaryObjectEncoder {
 
     /// Writes a container's references in one pass over storage grown once, rather than one
     /// `append(contentsOf:)` of a few bytes per reference.
-    private mutating func appendReferences(_ planned: BinaryObjectPlanner.Slot) {
-        let count = planned.childCount
+    private mutating func appendReferences(of slot: Int) {
+        let count = slots[slot].childCount
+        let first = slots[slot].childStart
         guard count > 0 else { return }
         let start = out.count
         let width = refSize
@@ -169,7 +172,7 @@ struct BinaryObjectEncoder {
             objectIndex.withUnsafeBufferPointer { objectIndex in
                 out.withUnsafeMutableBufferPointer { out in
                     var position = start
-                    for k in planned.childStart..<planned.childStart + count {
+                    for k in first..<first + count {
                         var value = UInt64(objectIndex[children[k]])
                         var byte = position + width
                         while byte > position {
