@@ -467,7 +467,8 @@ struct XMLLayoutScanner: ~Copyable {
 
     /// The start tag at `pos` (up to its first `>`), and whether it closes itself.
     private mutating func scanStartTag() -> (Slice<UnsafeBufferPointer<UInt8>>, Bool)? {
-        guard pos < b.count, b[pos] == UInt8(ascii: "<"), let gt = find(UInt8(ascii: ">"), from: pos) else { return nil }
+        guard pos < b.count, b[pos] == UInt8(ascii: "<"), let gt = XMLMarkupPrescan.findNear(b, UInt8(ascii: ">"), from: pos)
+        else { return nil }
         let tag = b[pos...gt]
         pos = gt + 1
         return (tag, gt > 0 && b[gt - 1] == UInt8(ascii: "/"))
@@ -508,6 +509,11 @@ struct XMLLayoutScanner: ~Copyable {
             let c = b[pos]
             if XMLScalarSyntax.isASCIISpace(c) {
                 pos += 1
+            } else if c != UInt8(ascii: "<") || pos + 1 == b.count
+                || (b[pos + 1] != UInt8(ascii: "!") && b[pos + 1] != UInt8(ascii: "?")) {
+                // Text, or the element or end tag that ends the gap: the usual case, decided
+                // without trying each kind of markup in turn.
+                return
             } else if matches("<!--") {
                 pos = findSequence("-->", from: pos + 4).map { $0 + 3 } ?? b.count
             } else if matches("<?") {
