@@ -37,7 +37,7 @@ struct ScalarUniquingTable {
     private var probeBudget = 64
 
     /// A table for about `minimumCapacity` scalars; tests pass a fixed `seed`.
-    init(minimumCapacity: Int = 0, seed: UInt64 = UInt64.random(in: .min ... .max)) {
+    init(minimumCapacity: Int = 0, seed: UInt64 = SeededByteHash.processSeed) {
         var size = 16
         while size < 2 * minimumCapacity { size &*= 2 }
         buckets = Array(repeating: Bucket(slot: -1, hash: 0), count: size)

@@ -12,7 +12,7 @@ import OrderedCollections
 /// one-at-a-time path. Byte hashes agree with `String` equality only for ASCII, so a dictionary
 /// with any other key is checked with `String`'s own hash instead.
 ///
-/// The hash is not for strangers' eyes: its seed is random per assembler, and the number of
+/// The hash is not for strangers' eyes: its seed is random per process, and the number of
 /// probes per dictionary is capped, so input crafted to collide costs a fallback to the
 /// collection's own (SipHash) insertion, never quadratic time.
 ///
@@ -30,9 +30,9 @@ struct PlistDictionaryAssembler: ~Copyable {
     /// Up to this many keys, pairwise comparison is cheaper than hashing.
     static let pairwiseLimit = 4
 
-    /// An assembler with a fresh random seed; tests pass a fixed `seed` to make collisions
+    /// An assembler with the process's random seed; tests pass a fixed `seed` to make collisions
     /// reproducible.
-    init(seed: UInt64 = UInt64.random(in: .min ... .max)) {
+    init(seed: UInt64 = SeededByteHash.processSeed) {
         capacity = 64
         slots = .allocate(capacity: capacity)
         slots.initialize(repeating: 0, count: capacity)

@@ -7,6 +7,12 @@
 /// input by itself: every table that uses it caps the probes it will make and falls back to a
 /// `Hasher`-based path past the cap, so colliding input costs a slower path, never quadratic time.
 enum SeededByteHash {
+    /// A seed for one table: random per process, like the standard library's own hashing seed.
+    /// Drawing a new one from the system generator per table was a `getrandom` call per read,
+    /// a noticeable part of reading a 2 KB file; the tables' probe caps, not the seed's
+    /// freshness, are what keeps crafted input from costing quadratic time.
+    static var processSeed: UInt64 { processWideSeed }
+
     /// The hash of `bytes` under `seed`, and whether every byte was ASCII (callers whose equality
     /// is `String ==` may only trust byte hashes for ASCII text).
     @inline(__always)
@@ -67,3 +73,5 @@ enum SeededByteHash {
         return h ^ (h >> 32)
     }
 }
+
+private let processWideSeed = UInt64.random(in: .min ... .max)
