@@ -18,13 +18,14 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
-        // `%.17g` without Swift's variadic-argument machinery (see the header).
-        .target(name: "CTroveFormatting"),
+        // The two hot paths Swift cannot express as cheaply: `%.17g` without the variadic-argument
+        // machinery, and a byte scan the C compiler vectorizes (see the headers).
+        .target(name: "CTroveFastPaths"),
         .target(
             name: "TroveCore",
             dependencies: [
                 "CLibXML2",
-                "CTroveFormatting",
+                "CTroveFastPaths",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),

@@ -1,4 +1,4 @@
-import CTroveFormatting
+import CTroveFastPaths
 import Foundation
 
 /// The exact bytes CoreFoundation's XML writer (and so `plutil -convert xml1`) produces for each

@@ -1,3 +1,4 @@
+import CTroveFastPaths
 import Foundation
 
 /// Reconciles CoreFoundation's tag scanning with libxml2's before parsing.
@@ -129,40 +130,22 @@ struct XMLMarkupPrescan {
     }
 
     /// The position of the first C0 control other than tab and newline, or byte 0xEF, in
-    /// `start..<end`: eight bytes per step, since this looks at every byte of every document
-    /// (and at every text byte again when the document has any such byte).
+    /// `start..<end`; this looks at every byte of every document (and at every text byte again
+    /// when the document has any such byte), so it runs in C (``trove_first_control_or_ef``).
+    /// A short range (the text between two tags, when the document has such bytes at all) is
+    /// looked at here, since the call would cost more than the bytes.
+    @inline(__always)
     static func firstControlOrEF(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
-        guard let base = b.baseAddress else { return nil }
-        let raw = UnsafeRawPointer(base)
-        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        let high: UInt64 = 0x8080_8080_8080_8080
-        /// The high bit of each byte of `w` that is zero. Exact per byte: `(x & 0x7F) + 0x7F`
-        /// never carries into the next byte.
-        func zeroBytes(_ w: UInt64) -> UInt64 { ~(((w & low7) &+ low7) | w) & high }
-        var i = start
-        // Invariant: i + 8 <= end inside the loop, so every load is within the range.
-        while i + 8 <= end {
-            let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            // Bytes below 0x20: high bit clear and (x & 0x7F) + 0x60 below 0x80 (no carry-out).
-            let below20 = ~(((w & low7) &+ 0x6060_6060_6060_6060) | w) & high
-            let ef = zeroBytes(w ^ 0xEFEF_EFEF_EFEF_EFEF)
-            // Tabs and newlines are rare inside text, so they are only told apart from the
-            // other controls when the word holds some byte below 0x20.
-            if below20 | ef != 0 {
-                let tab = zeroBytes(w ^ 0x0909_0909_0909_0909)
-                let newline = zeroBytes(w ^ 0x0A0A_0A0A_0A0A_0A0A)
-                let hits = (below20 & ~tab & ~newline) | ef
-                // Little-endian load: the lowest set bit is the first byte in memory.
-                if hits != 0 { return i + (UInt64(littleEndian: hits).trailingZeroBitCount >> 3) }
+        guard let base = b.baseAddress, start < end else { return nil }
+        if end - start < 32 {
+            for i in start..<end {
+                let c = b[i]
+                if (c < 0x20 && c != 0x09 && c != 0x0A) || c == 0xEF { return i }
             }
-            i += 8
+            return nil
         }
-        while i < end {
-            let c = b[i]
-            if (c < 0x20 && c != 0x09 && c != 0x0A) || c == 0xEF { return i }
-            i += 1
-        }
-        return nil
+        let found = trove_first_control_or_ef(base + start, end - start)
+        return found < end - start ? start + found : nil
     }
 
     static func endsName(_ c: UInt8) -> Bool {
@@ -207,7 +190,8 @@ struct XMLMarkupPrescan {
         // Invariant: i + 8 <= n inside the loop, so every load is within the buffer.
         while words < 2 && i &+ 8 <= n {
             let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ pattern
-            // The high bit of each zero byte of `w`, exactly (see `firstControlOrEF`).
+            // The high bit of each zero byte of `w`, exactly: `(x & 0x7F) + 0x7F` never carries
+            // into the next byte.
             let zero = ~(((w & low7) &+ low7) | w) & 0x8080_8080_8080_8080
             if zero != 0 { return i &+ (UInt64(littleEndian: zero).trailingZeroBitCount >> 3) }
             i &+= 8

@@ -1,0 +1,23 @@
+#ifndef CTROVE_FAST_PATHS_H
+#define CTROVE_FAST_PATHS_H
+
+#include <stddef.h>
+
+/// Writes `value` as C's `%.17g` (the spelling CoreFoundation gives reals in XML property lists)
+/// into `buffer`, which holds `capacity` bytes including the terminating NUL, and returns what
+/// `snprintf` returns.
+///
+/// It exists because Swift cannot call a variadic C function directly: going through
+/// `withVaList` builds an array and a class instance and casts the argument dynamically for
+/// every number, which costs more than the formatting itself.
+int trove_format_real_g17(char *buffer, size_t capacity, double value);
+
+/// The index of the first byte in `bytes[0..<count]` that is a C0 control other than tab and
+/// newline, or 0xEF (the lead byte of U+FFFE and U+FFFF); `count` when there is none.
+///
+/// The XML reader asks this of every byte of every document. It is C so that the compiler
+/// vectorizes the block loop: Swift's SIMD comparisons are lowered element by element, and the
+/// word-at-a-time Swift version took several instructions per byte.
+size_t trove_first_control_or_ef(const unsigned char *bytes, size_t count);
+
+#endif
