@@ -37,7 +37,7 @@ public struct BinaryPlistWriter: Sendable {
 
 /// The writer's second pass: numbers the planned objects and writes their bytes, the offset
 /// table and the trailer.
-struct BinaryObjectEncoder {
+struct BinaryObjectEncoder: ~Copyable {
     private let slots: [BinaryObjectPlanner.Slot]
     private let children: [Int]
     private let layout: BinaryLayout?
@@ -46,10 +46,11 @@ struct BinaryObjectEncoder {
     /// Slots in output order.
     private var objectSlots: [Int]
     private let refSize: Int
-    private var out: [UInt8] = []
+    private var out: ByteBuffer
 
     init(planner: BinaryObjectPlanner, layout: BinaryLayout?) {
         slots = planner.slots
+        out = ByteBuffer(capacity: 64 + planner.slots.count * 8)
         children = planner.children
         self.layout = layout
         // Noted objects keep their relative order; new ones follow in the order they were met.
@@ -80,7 +81,6 @@ struct BinaryObjectEncoder {
     }
 
     mutating func encode(top: Int) -> [UInt8] {
-        out.reserveCapacity(64 + slots.count * 8)
         out.append(contentsOf: BinaryTrailer.magic)
         out.append(layout?.versionByte ?? UInt8(ascii: "0"))
         var offsets: [Int] = []
@@ -106,7 +106,7 @@ struct BinaryObjectEncoder {
         appendBigEndian(UInt64(objectSlots.count), width: 8)
         appendBigEndian(UInt64(objectIndex[top]), width: 8)
         appendBigEndian(UInt64(tableOffset), width: 8)
-        return out
+        return out.array
     }
 
     // MARK: - Objects
@@ -144,7 +144,7 @@ struct BinaryObjectEncoder {
             appendBigEndian(d.secondsSinceReferenceDate.bitPattern, width: 8)
         case .data(let d):
             appendMarker(0x4, count: d.count, note: note)
-            out.append(contentsOf: d)
+            d.withUnsafeBytes { out.append(contentsOf: $0) }
         case .string(let s): appendString(s, note: note)
         case .uid(let u):
             var width = u <= 0xFF ? 1 : u <= 0xFFFF ? 2 : u <= 0xFFFF_FFFF ? 4 : 8
@@ -165,13 +165,11 @@ struct BinaryObjectEncoder {
         let count = slots[slot].childCount
         let first = slots[slot].childStart
         guard count > 0 else { return }
-        let start = out.count
         let width = refSize
-        out.append(contentsOf: repeatElement(0, count: count * width))
         children.withUnsafeBufferPointer { children in
             objectIndex.withUnsafeBufferPointer { objectIndex in
-                out.withUnsafeMutableBufferPointer { out in
-                    var position = start
+                out.appendUninitialized(count: count * width) { out in
+                    var position = 0
                     for k in first..<first + count {
                         var value = UInt64(objectIndex[children[k]])
                         var byte = position + width
@@ -230,22 +228,20 @@ struct BinaryObjectEncoder {
         s.makeContiguousUTF8()
         if notedType == 0x7 {
             appendMarker(0x7, count: s.utf8.count, note: note)
-            out.append(contentsOf: s.utf8)
+            s.withUTF8 { out.append(contentsOf: $0) }
         } else if notedType != 0x6 && Self.isASCII(s) {
             appendMarker(0x5, count: s.utf8.count, note: note)
-            out.append(contentsOf: s.utf8)
+            s.withUTF8 { out.append(contentsOf: $0) }
         } else if notedType == 0x5 && note?.holdsLatin1 == true && s.unicodeScalars.allSatisfy({ $0.value < 0x100 }) {
             appendMarker(0x5, count: s.unicodeScalars.count, note: note)
             for scalar in s.unicodeScalars { out.append(UInt8(truncatingIfNeeded: scalar.value)) }
         } else {
             let units = s.utf16.count
             appendMarker(0x6, count: units, note: notedType == 0x6 ? note : nil)
-            let start = out.count
-            out.append(contentsOf: repeatElement(0, count: 2 * units))
-            out.withUnsafeMutableBufferPointer { buffer in
+            out.appendUninitialized(count: 2 * units) { buffer in
                 // `utf16` yields exactly `units` code units, so every store is inside the
-                // 2 * units bytes just appended.
-                var i = start
+                // 2 * units bytes being appended.
+                var i = 0
                 for unit in s.utf16 {
                     buffer[i] = UInt8(truncatingIfNeeded: unit >> 8)
                     buffer[i + 1] = UInt8(truncatingIfNeeded: unit)
