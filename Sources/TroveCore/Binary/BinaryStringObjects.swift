@@ -1,0 +1,72 @@
+import Foundation
+
+/// The text of the binary format's string objects: big-endian UTF-16 (`0x6n`), checked for
+/// unpaired surrogates, and "ASCII" (`0x5n`), whose bytes above 0x7F CoreFoundation reads as
+/// Latin-1.
+extension BinaryObjectScanner {
+    /// A big-endian UTF-16 string of `units` code units; unpaired surrogates are an error.
+    /// Static, so that the mutating caller does not copy the scanner to call it.
+    static func utf16String(_ bytes: UnsafeRawBufferPointer, at start: Int, units: Int) throws(PlistError) -> String {
+        // Transcoded to UTF-8 here in one pass that also checks the surrogates: the standard
+        // library's UTF-16 decoding of a collection that is not contiguous `UInt16` storage takes
+        // a generic path several times slower. A code unit takes at most 3 UTF-8 bytes (a
+        // surrogate pair, two units, takes 4), and `units` is bounded by the file's size.
+        var unpaired: Int?
+        let text = String(unsafeUninitializedCapacity: units * 3) { out in
+            @inline(__always) func unit(_ k: Int) -> UInt32 {
+                UInt32(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 2 * k, as: UInt16.self)))
+            }
+            var o = 0
+            var i = 0
+            while i < units {
+                let u = unit(i)
+                if u < 0x80 {
+                    out[o] = UInt8(truncatingIfNeeded: u)
+                    o += 1
+                } else if u < 0x800 {
+                    out[o] = UInt8(truncatingIfNeeded: 0xC0 | u >> 6)
+                    out[o + 1] = UInt8(truncatingIfNeeded: 0x80 | u & 0x3F)
+                    o += 2
+                } else if u & 0xF800 != 0xD800 {
+                    out[o] = UInt8(truncatingIfNeeded: 0xE0 | u >> 12)
+                    out[o + 1] = UInt8(truncatingIfNeeded: 0x80 | u >> 6 & 0x3F)
+                    out[o + 2] = UInt8(truncatingIfNeeded: 0x80 | u & 0x3F)
+                    o += 3
+                } else {
+                    guard u < 0xDC00, i + 1 < units, unit(i + 1) & 0xFC00 == 0xDC00 else {
+                        unpaired = i
+                        return 0
+                    }
+                    let scalar = 0x10000 + ((u - 0xD800) << 10 | (unit(i + 1) - 0xDC00))
+                    out[o] = UInt8(truncatingIfNeeded: 0xF0 | scalar >> 18)
+                    out[o + 1] = UInt8(truncatingIfNeeded: 0x80 | scalar >> 12 & 0x3F)
+                    out[o + 2] = UInt8(truncatingIfNeeded: 0x80 | scalar >> 6 & 0x3F)
+                    out[o + 3] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
+                    o += 4
+                    i += 1
+                }
+                i += 1
+            }
+            return o
+        }
+        if let i = unpaired {
+            let u = UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 2 * i, as: UInt16.self))
+            throw BinaryTrailer.error(.badString, at: start + 2 * i, "unpaired UTF-16 surrogate \(hex16(u)) in a string")
+        }
+        return text
+    }
+
+    /// An "ASCII" string object's text. CoreFoundation reads bytes above 0x7F in these objects as
+    /// Latin-1 (U+0080...U+00FF), and so do we; pure ASCII, the usual case, takes the fast path.
+    static func asciiString(_ slice: UnsafeRawBufferPointer) -> (String, isLatin1: Bool) {
+        if slice.isASCII { return (String(decoding: slice, as: UTF8.self), false) }
+        var scalars = String.UnicodeScalarView()
+        for byte in slice { scalars.append(Unicode.Scalar(byte)) }
+        return (String(scalars), true)
+    }
+}
+
+private func hex16(_ unit: UInt16) -> String {
+    let digits = String(unit, radix: 16, uppercase: true)
+    return "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}
