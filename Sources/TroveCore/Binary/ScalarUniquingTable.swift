@@ -70,6 +70,7 @@ struct ScalarUniquingTable {
     }
 
     /// The hash of a scalar under the table's current hash function; nil for containers.
+    @inline(__always)
     func hash(_ value: PlistValue) -> Int? {
         usesSipHash ? Self.sipHash(value) : Self.fastHash(value, seed: seed)
     }
@@ -129,92 +130,106 @@ struct ScalarUniquingTable {
         }
     }
 
-    /// A kind's own seed, so that equal bit patterns of different kinds hash apart.
-    @inline(__always)
-    private static func kindSeed(_ seed: UInt64, _ kind: UInt64) -> UInt64 {
-        seed &+ kind &* 0x9E37_79B9_7F4A_7C15
-    }
-
-    /// ``SeededByteHash`` of the scalar's identity; nil for containers.
-    static func fastHash(_ value: PlistValue, seed: UInt64) -> Int? {
-        let h: UInt64
+    /// Feeds a scalar's identity (its kind, then its bit pattern or bytes) to `hasher`; false
+    /// for containers, which are never uniqued. Both hash functions read scalars through this,
+    /// so they cover exactly what ``identical(_:_:)`` compares.
+    private static func feedIdentity<H: ScalarIdentityHasher>(_ value: PlistValue, into hasher: inout H) -> Bool {
         switch value {
         case .string(let s):
-            h = SeededByteHash.hash(s, seed: kindSeed(seed, 1)).hash
+            hasher.combine(kind: 0)
+            hasher.combine(utf8Of: s)
         case .integer(let i):
-            h = SeededByteHash.hash(word: i.magnitude, seed: kindSeed(seed, i.isNegative ? 2 : 3))
+            // The sign is part of the kind, so an integer is one word to mix.
+            hasher.combine(kind: i.isNegative ? 9 : 1)
+            hasher.combine(word: i.magnitude)
         case .real(let r):
-            h = r.width == .single
-                ? SeededByteHash.hash(word: UInt64(Float(r.value).bitPattern), seed: kindSeed(seed, 4))
-                : SeededByteHash.hash(word: r.value.bitPattern, seed: kindSeed(seed, 5))
+            if r.width == .single {
+                hasher.combine(kind: 2)
+                hasher.combine(word: UInt64(Float(r.value).bitPattern))
+            } else {
+                hasher.combine(kind: 3)
+                hasher.combine(word: r.value.bitPattern)
+            }
         case .date(let d):
-            h = SeededByteHash.hash(word: d.secondsSinceReferenceDate.bitPattern, seed: kindSeed(seed, 6))
+            hasher.combine(kind: 4)
+            hasher.combine(word: d.secondsSinceReferenceDate.bitPattern)
         case .data(let d):
+            hasher.combine(kind: 5)
             // The length and both ends, as Foundation's own Data hash takes a bounded prefix:
             // hashing whole multi-megabyte blobs would cost more than writing them. Candidates
             // with equal hashes are still compared in full by `identical`.
-            h = d.withUnsafeBytes { bytes in
-                let edge = min(bytes.count, 64)
-                let lengthSeed = kindSeed(seed, 7) ^ SeededByteHash.mix(UInt64(bytes.count))
-                let head = SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<edge]), seed: lengthSeed).hash
-                return SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - edge)...]), seed: head).hash
-            }
-        case .bool(let b):
-            h = SeededByteHash.hash(word: b ? 1 : 0, seed: kindSeed(seed, 8))
-        case .uid(let u):
-            h = SeededByteHash.hash(word: u, seed: kindSeed(seed, 9))
-        case .null:
-            h = SeededByteHash.hash(word: 0, seed: kindSeed(seed, 10))
-        case .array, .dictionary:
-            return nil
-        }
-        return Int(truncatingIfNeeded: h)
-    }
-
-    /// The standard library's hash of the scalar's identity, for a table under attack; nil for
-    /// containers.
-    static func sipHash(_ value: PlistValue) -> Int? {
-        var hasher = Hasher()
-        switch value {
-        case .string(let s):
-            hasher.combine(0 as UInt8)
-            var native = s
-            native.makeContiguousUTF8()
-            _ = native.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        case .integer(let i):
-            hasher.combine(1 as UInt8)
-            hasher.combine(i.magnitude)
-            hasher.combine(i.isNegative)
-        case .real(let r):
-            if r.width == .single {
-                hasher.combine(2 as UInt8)
-                hasher.combine(Float(r.value).bitPattern)
-            } else {
-                hasher.combine(3 as UInt8)
-                hasher.combine(r.value.bitPattern)
-            }
-        case .date(let d):
-            hasher.combine(4 as UInt8)
-            hasher.combine(d.secondsSinceReferenceDate.bitPattern)
-        case .data(let d):
-            hasher.combine(5 as UInt8)
-            hasher.combine(d.count)
+            hasher.combine(word: UInt64(d.count))
             d.withUnsafeBytes { bytes in
                 let edge = min(bytes.count, 64)
                 hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<edge]))
                 hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - edge)...]))
             }
         case .bool(let b):
-            hasher.combine(6 as UInt8)
-            hasher.combine(b)
+            hasher.combine(kind: 6)
+            hasher.combine(word: b ? 1 : 0)
         case .uid(let u):
-            hasher.combine(7 as UInt8)
-            hasher.combine(u)
+            hasher.combine(kind: 7)
+            hasher.combine(word: u)
         case .null:
-            hasher.combine(8 as UInt8)
+            hasher.combine(kind: 8)
         case .array, .dictionary:
-            return nil
+            return false
         }
+        return true
+    }
+
+    /// ``SeededByteHash`` of the scalar's identity; nil for containers.
+    static func fastHash(_ value: PlistValue, seed: UInt64) -> Int? {
+        var hasher = SeededIdentityHasher(seed: seed)
+        guard feedIdentity(value, into: &hasher) else { return nil }
+        return Int(truncatingIfNeeded: SeededByteHash.finalized(hasher.state))
+    }
+
+    /// The standard library's hash of the scalar's identity, for a table under attack; nil for
+    /// containers.
+    static func sipHash(_ value: PlistValue) -> Int? {
+        var hasher = Hasher()
+        guard feedIdentity(value, into: &hasher) else { return nil }
         return hasher.finalize()
     }
+}
+
+/// What ``ScalarUniquingTable`` feeds a scalar's identity to.
+protocol ScalarIdentityHasher {
+    mutating func combine(kind: UInt8)
+    mutating func combine(word: UInt64)
+    mutating func combine(bytes: UnsafeRawBufferPointer)
+    /// A string's UTF-8 code units, as one byte run.
+    mutating func combine(utf8Of string: String)
+}
+
+extension Hasher: ScalarIdentityHasher {
+    mutating func combine(kind: UInt8) { combine(kind) }
+    mutating func combine(word: UInt64) { combine(word) }
+
+    mutating func combine(utf8Of string: String) {
+        // A bridged string is made native once rather than read unit by unit.
+        var native = string
+        native.withUTF8 { combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// ``SeededByteHash`` fed piece by piece: the kind is folded into the state (the next piece
+/// mixes it), each word is mixed in, and each byte run is hashed with the state as its seed.
+struct SeededIdentityHasher: ScalarIdentityHasher {
+    private(set) var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    @inline(__always)
+    mutating func combine(kind: UInt8) { state ^= UInt64(kind) &* 0x9E37_79B9_7F4A_7C15 }
+
+    @inline(__always)
+    mutating func combine(word: UInt64) { state = SeededByteHash.mix(state ^ word) }
+
+    @inline(__always)
+    mutating func combine(bytes: UnsafeRawBufferPointer) { state = SeededByteHash.hash(bytes, seed: state).hash }
+
+    @inline(__always)
+    mutating func combine(utf8Of string: String) { state = SeededByteHash.hash(string, seed: state).hash }
 }
