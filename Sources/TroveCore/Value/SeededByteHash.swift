@@ -11,7 +11,7 @@ enum SeededByteHash {
     /// Drawing a new one from the system generator per table was a `getrandom` call per read,
     /// a noticeable part of reading a 2 KB file; the tables' probe caps, not the seed's
     /// freshness, are what keeps crafted input from costing quadratic time.
-    static var processSeed: UInt64 { processWideSeed }
+    static let processSeed = UInt64.random(in: .min ... .max)
 
     /// The hash of `bytes` under `seed`, and whether every byte was ASCII (callers whose equality
     /// is `String ==` may only trust byte hashes for ASCII text).
@@ -73,5 +73,3 @@ enum SeededByteHash {
         return h ^ (h >> 32)
     }
 }
-
-private let processWideSeed = UInt64.random(in: .min ... .max)
