@@ -6,7 +6,9 @@ import Trove
 //
 //   TroveProfile OPERATION FILE [REPEATS]
 //
-// OPERATION is `decode` (layout notes off, as the benchmark's trove column), `decode-layout`,
+// OPERATION is `decode` (layout notes off, as the benchmark's trove column), `decode-kept` (the
+// same, but every decoded value lives until the process exits, so that the profile holds no
+// tree destruction: the benchmark frees results outside its timing too), `decode-layout`,
 // `encode-binary`, `encode-xml`, `encode-openstep`, `encode-json` (each writes the value decoded
 // from FILE without layout notes) or `roundtrip-layout` (writes FILE back following its notes).
 // The input is decoded once before the loop for the encoders, so their profile holds only writing.
@@ -26,6 +28,15 @@ do {
     switch operation {
     case "decode":
         for _ in 0..<repeats { produced &+= try Plist.read(data, options: plain).value.isContainer ? 1 : 0 }
+    case "decode-kept":
+        var kept: [PlistValue] = []
+        kept.reserveCapacity(repeats)
+        for _ in 0..<repeats { kept.append(try Plist.read(data, options: plain).value) }
+        produced = kept.count
+        withExtendedLifetime(kept) {
+            print("\(operation) x\(repeats): \((ContinuousClock.now - started) / repeats) per run")
+            exit(0)
+        }
     case "decode-layout":
         for _ in 0..<repeats { produced &+= try Plist.read(data).layout == nil ? 0 : 1 }
     case "encode-binary", "encode-xml", "encode-openstep", "encode-json":

@@ -111,6 +111,7 @@ struct BinaryObjectScanner {
         var ancestors: [Frame] = []
         var values = PlistValueStack()
         var dictionaries = PlistDictionaryAssembler()
+        var keyClasses = BinaryKeyClasses(objectCount: trailer.objectCount)
         let lookup = self.lookup
         var current = Frame(index: 0, walkIndex: 0, refs: 0, count: 0, base: 0, isDictionary: false)
         if let value = try begin(trailer.topObject, referencedAt: trailer.offsetTableOffset, valueBase: 0, opening: &current) {
@@ -133,7 +134,7 @@ struct BinaryObjectScanner {
                     current = opened
                 }
             } else {
-                let value = try finish(current, values: &values, dictionaries: &dictionaries)
+                let value = try finish(current, values: &values, dictionaries: &dictionaries, keyClasses: &keyClasses)
                 guard let parent = ancestors.popLast() else {
                     try checkExpansion(deliveredSize, at: trailer.offsetTableOffset)
                     return value
@@ -240,7 +241,8 @@ struct BinaryObjectScanner {
     /// Completes a container whose children are all decoded: moves them off the value stack
     /// into the container's value.
     private mutating func finish(
-        _ frame: Frame, values: inout PlistValueStack, dictionaries: inout PlistDictionaryAssembler
+        _ frame: Frame, values: inout PlistValueStack, dictionaries: inout PlistDictionaryAssembler,
+        keyClasses: inout BinaryKeyClasses
     ) throws(PlistError) -> PlistValue {
         try checkExpansion(frame.expanded, at: frame.refs)
         let value: PlistValue
@@ -248,14 +250,24 @@ struct BinaryObjectScanner {
             var keys = ContiguousArray<String>()
             keys.reserveCapacity(frame.count)
             let refSize = trailer.objectRefSize
+            keyClasses.beginDictionary(count: frame.count)
+            var distinct = true
             for i in 0..<frame.count {
                 let key = Int(bytes.loadBigEndian(at: frame.refs + i * refSize, width: refSize))
                 // `decodeKey` has proven every key object a cached string when the frame opened.
                 guard case .string(let text) = decoded[key] else { preconditionFailure("key object \(key) is not a decoded string") }
+                if distinct { distinct = keyClasses.admit(key, text: text) }
                 keys.append(text)
             }
-            // A repeated key keeps its first position and its last value, as CoreFoundation does.
-            let (dictionary, repeated) = dictionaries.assemble(keys: keys, values: values.popContiguousArray(from: frame.base))
+            let dictionary: PlistDictionary
+            let repeated: Bool
+            if distinct {
+                dictionary = PlistDictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values.popContiguousArray(from: frame.base)))
+                repeated = false
+            } else {
+                // A repeated key keeps its first position and its last value, as CoreFoundation does.
+                (dictionary, repeated) = dictionaries.assemble(keys: keys, values: values.popContiguousArray(from: frame.base))
+            }
             if keepsLayout && repeated {
                 noteRepeatedKeys(count: frame.count, refsAt: frame.refs, walkPosition: frame.walkIndex)
             }
@@ -348,7 +360,9 @@ struct BinaryObjectScanner {
         case 0x4:
             let (count, payload) = try count(index, marker: marker, at: start)
             try require(count, at: payload, object: index, for: "the data")
-            return .data(Data(UnsafeRawBufferPointer(rebasing: bytes[payload..<payload + count])))
+            // `Data(bytes:count:)` copies with memcpy; `Data(_:)` of a raw buffer went through the
+            // generic sequence initializer, several hundred instructions for a short run.
+            return .data(count == 0 ? Data() : Data(bytes: bytes.baseAddress! + payload, count: count))
         case 0x5:
             let (count, payload) = try count(index, marker: marker, at: start)
             try require(count, at: payload, object: index, for: "the ASCII string")

@@ -28,12 +28,24 @@ enum SeededByteHash {
             i += 8
         }
         if i < n {
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < n {
-                tail |= UInt64(bytes[i]) << shift
-                shift += 8
-                i += 1
+            // The last partial word in at most three loads rather than a byte at a time: a
+            // string of 8 bytes or more rereads its last eight (overlapping the word before),
+            // a shorter one is put together from a 4-, a 2- and a 1-byte load.
+            var tail: UInt64
+            if n >= 8 {
+                tail = bytes.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+            } else {
+                tail = 0
+                var k = 0
+                if n & 4 != 0 {
+                    tail = UInt64(bytes.loadUnaligned(as: UInt32.self))
+                    k = 4
+                }
+                if n & 2 != 0 {
+                    tail |= UInt64(bytes.loadUnaligned(fromByteOffset: k, as: UInt16.self)) << UInt64(8 * k)
+                    k += 2
+                }
+                if n & 1 != 0 { tail |= UInt64(bytes[k]) << UInt64(8 * k) }
             }
             seen |= tail
             h = mix(h ^ tail)

@@ -1,0 +1,150 @@
+/// Proves the keys of a binary plist's dictionaries distinct without hashing them per dictionary.
+///
+/// A binary plist names each key by object reference, and writers unique strings, so a file with
+/// thousands of dictionaries typically has a few dozen key objects. Each key object is given a
+/// class the first time it is used as a key — equal texts, one class — and a dictionary's keys
+/// are then distinct exactly when their classes are, which a stamp per class checks with one
+/// load and one store per key. Hashing every dictionary's keys again (what
+/// ``PlistDictionaryAssembler`` does for the text formats, whose keys are not shared) was
+/// about an eighth of decoding a typical file.
+///
+/// Only ASCII texts get a class, because only there is byte equality the same as `String`
+/// equality (which is canonical equivalence: the Kelvin sign equals "K"). A dictionary with a
+/// key outside ASCII, or whose keys really repeat, is left to the assembler, which decides
+/// exactly. The texts are hashed with ``SeededByteHash`` under a probe budget; once crafted
+/// input spends it, new texts get no class and their dictionaries take the assembler's path,
+/// which has its own protection, so no input makes this quadratic.
+///
+/// Invariants: `bucketCount` is a power of two and at least twice `classCount`; a
+/// bucket is zero when empty, else the high 32 bits of the text's hash above the class number.
+/// A class's stamp is the serial of the last dictionary that held it; serials only grow (a wrap
+/// clears every stamp).
+struct BinaryKeyClasses: ~Copyable {
+    /// One class: its text, the text's hash, and the stamp of the last dictionary that held it.
+    private struct Class {
+        var text: String
+        var hash: UInt64
+        var stamp: UInt32
+    }
+
+    /// The class of each object index: `unassigned` until it is first used as a key.
+    private let classOf: UnsafeMutablePointer<UInt32>
+    /// The classes, by class number minus one; the first `classCount` are initialized. Raw
+    /// storage rather than arrays: a file of 200,000 distinct keys paid more for the arrays'
+    /// uniqueness checks on every append than for the hashing.
+    private var classes: UnsafeMutablePointer<Class>
+    private var classCount = 0
+    private var classCapacity = 16
+    private var buckets: UnsafeMutablePointer<UInt64>
+    private var bucketCount = 32
+    private var serial: UInt32 = 0
+    private var probeBudget = 64
+    private let seed: UInt64
+
+    private static let unassigned: UInt32 = 0
+    /// A key whose text has no class: not ASCII, or met after the probe budget ran out.
+    private static let unclassified = UInt32.max
+
+    /// A table for a file of `objectCount` objects; tests pass a fixed `seed`.
+    init(objectCount: Int, seed: UInt64 = SeededByteHash.processSeed) {
+        classOf = .allocate(capacity: max(objectCount, 1))
+        classOf.initialize(repeating: Self.unassigned, count: max(objectCount, 1))
+        classes = .allocate(capacity: classCapacity)
+        buckets = .allocate(capacity: bucketCount)
+        buckets.initialize(repeating: 0, count: bucketCount)
+        self.seed = seed
+    }
+
+    deinit {
+        classOf.deallocate()
+        classes.deinitialize(count: classCount)
+        classes.deallocate()
+        buckets.deallocate()
+    }
+
+    /// Starts checking the keys of one dictionary of `count` entries.
+    @inline(__always)
+    mutating func beginDictionary(count: Int) {
+        // Room for every key to be new, made at once: growing a step at a time rehashed a
+        // 200,000-key dictionary's keys eighteen times over.
+        if 2 * (classCount + count) > bucketCount { reserve(classCount + count) }
+        if serial == UInt32.max {
+            // Never reached by real files; restarting the stamps keeps the check exact anyway.
+            serial = 0
+            for i in 0..<classCount { classes[i].stamp = 0 }
+        }
+        serial &+= 1
+    }
+
+    /// Adds the key object `object`, whose decoded text is `text`, to the dictionary begun last.
+    /// Returns false when its text is already among the dictionary's keys, or may be: the caller
+    /// must then decide with string comparison.
+    @inline(__always)
+    mutating func admit(_ object: Int, text: String) -> Bool {
+        var c = classOf[object]
+        if c == Self.unassigned {
+            c = assignClass(text)
+            classOf[object] = c
+        }
+        guard c != Self.unclassified else { return false }
+        let entry = classes + Int(c &- 1)
+        if entry.pointee.stamp == serial { return false }
+        entry.pointee.stamp = serial
+        return true
+    }
+
+    @inline(never)
+    private mutating func assignClass(_ text: String) -> UInt32 {
+        let (h, isASCII) = SeededByteHash.hash(text, seed: seed)
+        guard isASCII, classCount < Int(UInt32.max) - 2 else { return Self.unclassified }
+        probeBudget &+= 8
+        let tag = h & 0xFFFF_FFFF_0000_0000
+        let mask = bucketCount &- 1
+        var bucket = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let entry = buckets[bucket]
+            if entry == 0 { break }
+            if entry & 0xFFFF_FFFF_0000_0000 == tag {
+                let c = UInt32(truncatingIfNeeded: entry)
+                if classes[Int(c &- 1)].text.hasSameUTF8(as: text) { return c }
+            }
+            probeBudget &-= 1
+            if probeBudget < 0 { return Self.unclassified }
+            bucket = (bucket &+ 1) & mask
+        }
+        // `beginDictionary(count:)` made room for every key of the dictionary being checked.
+        (classes + classCount).initialize(to: Class(text: text, hash: h, stamp: 0))
+        classCount += 1
+        let c = UInt32(truncatingIfNeeded: classCount)
+        buckets[bucket] = tag | UInt64(c)
+        return c
+    }
+
+    /// Makes room for `total` classes: the class storage and a table at most half full.
+    @inline(never)
+    private mutating func reserve(_ total: Int) {
+        if total > classCapacity {
+            var capacity = classCapacity
+            while capacity < total { capacity *= 2 }
+            let larger = UnsafeMutablePointer<Class>.allocate(capacity: capacity)
+            larger.moveInitialize(from: classes, count: classCount)
+            classes.deallocate()
+            classes = larger
+            classCapacity = capacity
+        }
+        var size = bucketCount
+        while size < 2 * total { size *= 2 }
+        guard size > bucketCount else { return }
+        buckets.deallocate()
+        bucketCount = size
+        buckets = .allocate(capacity: bucketCount)
+        buckets.initialize(repeating: 0, count: bucketCount)
+        let mask = bucketCount &- 1
+        for i in 0..<classCount {
+            let h = classes[i].hash
+            var bucket = Int(truncatingIfNeeded: h) & mask
+            while buckets[bucket] != 0 { bucket = (bucket &+ 1) & mask }
+            buckets[bucket] = h & 0xFFFF_FFFF_0000_0000 | UInt64(i + 1)
+        }
+    }
+}
