@@ -8,7 +8,7 @@ import OrderedCollections
 /// shared references would expand exponentially stays linear in time and memory (the values share
 /// copy-on-write storage). Nesting is followed with an explicit stack, never recursion, and is cut
 /// off at `limits.maxDepth`; cycles are found per path.
-struct BinaryObjectScanner {
+struct BinaryObjectScanner: ~Copyable {
     let bytes: UnsafeRawBufferPointer
     let trailer: BinaryTrailer
     let limits: PlistLimits
@@ -19,15 +19,10 @@ struct BinaryObjectScanner {
     /// `bplist00` files; they are read when the header's version character is anything else.
     let acceptsUTF8Strings: Bool
 
-    /// What the decode knows of each object, by index.
-    private var states: [ObjectState]
-    /// The value of every object in state ``ObjectState/cached``; `.null` for the others.
-    private var decoded: [PlistValue]
+    /// What the decode knows of each object, by index, with the kept values.
+    private let objects: BinaryObjectSlots
     private var depth = 0
     private var valueCount = 0
-    /// The expanded size of every cached object, so that a reference to a shared object adds
-    /// its whole subtree to the expanded counts without walking it again.
-    private var expandedSizes: [ExpandedSize]
     /// The expanded size of the value `begin` or `finish` delivered last.
     private var deliveredSize = ExpandedSize()
 
@@ -43,23 +38,6 @@ struct BinaryObjectScanner {
     /// Dictionaries with repeated keys, by walk position.
     private(set) var repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys] = [:]
 
-    /// How far the decode has got with one object.
-    ///
-    /// Only containers, strings and data are kept once decoded: they own storage that every
-    /// reference should share, and a container must not be decoded twice (a file of shared
-    /// references would expand exponentially). Numbers, booleans, dates, UIDs and null are
-    /// decoded again at each further reference, which costs less than keeping them.
-    enum ObjectState: UInt8 {
-        /// Not reached from the top object (yet).
-        case unseen
-        /// A container on the current path, being decoded: meeting it again is a cycle.
-        case open
-        /// Decoded, its value in `decoded`.
-        case cached
-        /// A scalar that was decoded and validated once and is not kept.
-        case scalar
-    }
-
     init(bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, keepsLayout: Bool) {
         self.bytes = bytes
         self.trailer = trailer
@@ -67,9 +45,9 @@ struct BinaryObjectScanner {
         self.keepsLayout = keepsLayout
         self.lookup = BinaryObjectLookup(bytes: bytes, trailer: trailer)
         self.acceptsUTF8Strings = trailer.versionByte != UInt8(ascii: "0")
-        states = Array(repeating: .unseen, count: trailer.objectCount)
-        decoded = Array(repeating: .null, count: trailer.objectCount)
-        expandedSizes = Array(repeating: ExpandedSize(), count: trailer.objectCount)
+        // Slots also hold each cached object's expanded size, so that a reference to a shared
+        // object adds its whole subtree to the expanded counts without walking it again.
+        objects = BinaryObjectSlots(count: trailer.objectCount)
         if keepsLayout {
             encodings = Array(repeating: BinaryLayout.EncodingNote(marker: 0), count: trailer.objectCount)
             keyTextNoted = Array(repeating: false, count: trailer.objectCount)
@@ -81,7 +59,7 @@ struct BinaryObjectScanner {
 
     /// True when the top object reaches object `index`; after a successful decode, the objects
     /// for which this is false are the file's unreferenced ones.
-    func isReached(_ index: Int) -> Bool { states[index] != .unseen }
+    func isReached(_ index: Int) -> Bool { objects.state(index) != .unseen }
 
     // MARK: - Entry point
 
@@ -154,11 +132,11 @@ struct BinaryObjectScanner {
     private mutating func begin(
         _ index: Int, referencedAt position: Int, valueBase: Int, opening frame: inout Frame
     ) throws(PlistError) -> PlistValue? {
-        switch states[index] {
+        switch objects.state(index) {
         case .cached:
             noteWalkLeaf(index)
-            deliveredSize = expandedSizes[index]
-            return decoded[index]
+            deliveredSize = objects.size(index)
+            return objects.value(index)
         case .scalar:
             noteWalkLeaf(index)
             deliveredSize = ExpandedSize()
@@ -208,13 +186,11 @@ struct BinaryObjectScanner {
         let value = try scalar(index, at: start)
         switch value {
         case .string, .data:
-            states[index] = .cached
-            decoded[index] = value
             let size = ExpandedSize(scalar: value)
-            expandedSizes[index] = size
+            objects.cache(index, value, size: size)
             deliveredSize = size
         default:
-            states[index] = .scalar
+            objects.setState(index, .scalar)
             deliveredSize = ExpandedSize()
         }
         return value
@@ -255,7 +231,7 @@ struct BinaryObjectScanner {
             for i in 0..<frame.count {
                 let key = Int(bytes.loadBigEndian(at: frame.refs + i * refSize, width: refSize))
                 // `decodeKey` has proven every key object a cached string when the frame opened.
-                guard case .string(let text) = decoded[key] else { preconditionFailure("key object \(key) is not a decoded string") }
+                guard case .string(let text) = objects.value(key) else { preconditionFailure("key object \(key) is not a decoded string") }
                 if distinct { distinct = keyClasses.admit(key, text: text) }
                 keys.append(text)
             }
@@ -279,9 +255,7 @@ struct BinaryObjectScanner {
             walkExtents[frame.walkIndex] = UInt32(truncatingIfNeeded: walkObjects.count - frame.walkIndex)
         }
         depth -= 1
-        states[frame.index] = .cached
-        decoded[frame.index] = value
-        expandedSizes[frame.index] = frame.expanded
+        objects.cache(frame.index, value, size: frame.expanded)
         deliveredSize = frame.expanded
         return value
     }
@@ -436,7 +410,7 @@ struct BinaryObjectScanner {
             throw BinaryTrailer.error(
                 .depthLimit, at: position, limits.message(exceeding: .depth))
         }
-        states[index] = .open
+        objects.setState(index, .open)
     }
 
     /// Records the file's key order and the values a repeated key hid, so the writer can bring
@@ -448,7 +422,7 @@ struct BinaryObjectScanner {
         keys.reserveCapacity(count)
         for i in 0..<count {
             let object = Int(bytes.loadBigEndian(at: refs + i * refSize, width: refSize))
-            guard case .string(let key) = decoded[object] else { return }
+            guard case .string(let key) = objects.value(object) else { return }
             keys.append(key)
         }
         var lastOccurrence: [String: Int] = [:]
@@ -456,8 +430,8 @@ struct BinaryObjectScanner {
         var hidden: [Int: PlistValue] = [:]
         for (i, key) in keys.enumerated() where lastOccurrence[key] != i {
             let object = Int(bytes.loadBigEndian(at: refs + (count + i) * refSize, width: refSize))
-            switch states[object] {
-            case .cached: hidden[i] = decoded[object]
+            switch objects.state(object) {
+            case .cached: hidden[i] = objects.value(object)
             // A scalar that is not kept decodes again exactly as it did the first time.
             case .scalar:
                 if let start = try? lookup.offset(ofObject: object), let value = try? scalar(object, at: start) {
@@ -475,7 +449,7 @@ struct BinaryObjectScanner {
     @inline(never)
     private mutating func decodeKey(referencedAt position: Int) throws(PlistError) -> Int {
         let key = try lookup.reference(at: position)
-        guard states[key] == .cached else {
+        guard objects.state(key) == .cached else {
             let keyStart = try lookup.offset(ofObject: key)
             let type = bytes[keyStart] >> 4
             guard type == 0x5 || type == 0x6 || (type == 0x7 && acceptsUTF8Strings) else {
@@ -491,14 +465,14 @@ struct BinaryObjectScanner {
             noteKeyText(key, text)
             return text.utf8.count
         }
-        // A key met before: its length is in `expandedSizes`, so the cached string is only
+        // A key met before: its length is in its slot's size, so the cached string is only
         // looked at, not copied (a retain and a release per entry otherwise).
         noteWalkLeaf(key)
-        guard case .string = decoded[key] else {
+        guard objects.isCachedString(key) else {
             throw BinaryTrailer.error(.badKey, at: position, "dictionary key object \(key) is not a string")
         }
-        if keepsLayout, case .string(let text) = decoded[key] { noteKeyText(key, text) }
-        return expandedSizes[key].bytes
+        if keepsLayout, case .string(let text) = objects.value(key) { noteKeyText(key, text) }
+        return objects.size(key).bytes
     }
 
     /// Records the text of an object used as a key. The first use as a key records it, also for

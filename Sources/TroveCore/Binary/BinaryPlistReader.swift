@@ -45,7 +45,7 @@ public struct BinaryPlistReader: Sendable {
     ///
     /// Only reachable objects whose marker some orphan shares are measured and hashed, so a file
     /// without orphans (the common case) costs one pass over the decoded flags.
-    private static func orphanCopies(_ scanner: BinaryObjectScanner) -> ([BinaryLayout.OrphanCopy], Int) {
+    private static func orphanCopies(_ scanner: borrowing BinaryObjectScanner) -> ([BinaryLayout.OrphanCopy], Int) {
         let objects = 0..<scanner.trailer.objectCount
         let orphans = objects.filter { !scanner.isReached($0) }
         guard !orphans.isEmpty else { return ([], 0) }
