@@ -266,7 +266,7 @@ struct BinaryObjectPlanner {
         valuePositions.reserveCapacity(notedCount)
         while let position = cursor.next() { valuePositions.append(position) }
         if inOrder {
-            return DictionaryEntryNotes(keyPositions: Array(firstKey..<firstKey + notedCount), valuePositions: valuePositions)
+            return DictionaryEntryNotes(firstKey: firstKey, keyCount: notedCount, valuePositions: valuePositions)
         }
         var notedIndex: [String: Int] = [:]
         for i in 0..<notedCount {
@@ -361,26 +361,47 @@ struct BinaryObjectPlanner {
 
 /// The walk entries noting each entry of a dictionary value, by the entry's index.
 struct DictionaryEntryNotes {
-    private var keyPositions: [Int?] = []
-    private var valuePositions: [Int?] = []
+    private enum Matching {
+        case none
+        /// Entry i has the i-th noted key, at walk position `firstKey + i`, and value.
+        case byPosition(firstKey: Int, keyCount: Int, valuePositions: [Int])
+        /// nil where an entry has no noted counterpart.
+        case byKey(keyPositions: [Int?], valuePositions: [Int?])
+    }
+
+    // Positions stay `[Int]` when matched by position: turning them into `[Int?]` made Swift
+    // convert the array element by element with a dynamic cast, a fifth of a lossless write.
+    private let matching: Matching
 
     /// No notes.
-    init() {}
+    init() { matching = .none }
 
-    /// Notes matched by position: entry i has the i-th noted key and value.
-    init(keyPositions: [Int], valuePositions: [Int]) {
-        self.keyPositions = keyPositions
-        self.valuePositions = valuePositions
+    /// Notes matched by position: entry i has the i-th of `keyCount` noted keys, whose walk
+    /// positions start at `firstKey`, and the i-th noted value.
+    init(firstKey: Int, keyCount: Int, valuePositions: [Int]) {
+        matching = .byPosition(firstKey: firstKey, keyCount: keyCount, valuePositions: valuePositions)
     }
 
     /// Notes matched by key; nil where an entry has no noted counterpart.
     init(optionalKeyPositions: [Int?], optionalValuePositions: [Int?]) {
-        keyPositions = optionalKeyPositions
-        valuePositions = optionalValuePositions
+        matching = .byKey(keyPositions: optionalKeyPositions, valuePositions: optionalValuePositions)
     }
 
-    func key(_ i: Int) -> Int? { i < keyPositions.count ? keyPositions[i] : nil }
-    func value(_ i: Int) -> Int? { i < valuePositions.count ? valuePositions[i] : nil }
+    func key(_ i: Int) -> Int? {
+        switch matching {
+        case .none: return nil
+        case .byPosition(let firstKey, let keyCount, _): return i < keyCount ? firstKey + i : nil
+        case .byKey(let keys, _): return i < keys.count ? keys[i] : nil
+        }
+    }
+
+    func value(_ i: Int) -> Int? {
+        switch matching {
+        case .none: return nil
+        case .byPosition(_, _, let values): return i < values.count ? values[i] : nil
+        case .byKey(_, let values): return i < values.count ? values[i] : nil
+        }
+    }
 }
 
 /// Steps through the walk entries of a container's children.
