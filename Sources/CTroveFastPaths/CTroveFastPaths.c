@@ -7,7 +7,134 @@
 #include <stdio.h>
 #include <string.h>
 
+// MARK: - %.17g
+
+typedef unsigned __int128 u128;
+
+static const uint64_t ten16 = 10000000000000000ULL;
+static const uint64_t ten17 = 100000000000000000ULL;
+
+static u128 power_of(uint64_t base, int exponent) {
+    u128 p = 1;
+    while (exponent-- > 0) p *= base;
+    return p;
+}
+
+/// The 17 significant digits of `m * 2^e` (m < 2^53) correctly rounded, half to even, as the
+/// integer `*digits` in [10^16, 10^17) with `*exponent` the decimal exponent of the first digit.
+/// Exact: every step is integer arithmetic on at most 128 bits. Returns 0 when the value is
+/// outside the range where that holds (below about 1e-11 or from 2^74 on); the caller then asks
+/// `snprintf`.
+static int round_to_17_digits(uint64_t m, int e, uint64_t *digits, int *exponent) {
+    int bits = 64 - __builtin_clzll(m);
+    // floor(log10(m * 2^e)) or one below it: log10(2) is a little over 0.30103.
+    int x = (int)(((long)(e + bits - 1) * 78913L) >> 18);
+    for (int attempt = 0; attempt < 3; attempt++) {
+        int k = 16 - x;
+        u128 quotient, remainder, divisor;
+        if (k >= 0) {
+            // m * 10^k / 2^-e: m * 5^k fits in 128 bits while k <= 27.
+            if (k > 27) return 0;
+            u128 scaled = (u128)m * power_of(5, k);
+            int shift = e + k;
+            if (shift >= 0) {
+                if (shift > 10) return 0;
+                quotient = scaled << shift;
+                remainder = 0;
+                divisor = 1;
+            } else {
+                if (-shift > 120) return 0;
+                quotient = scaled >> -shift;
+                remainder = scaled & (((u128)1 << -shift) - 1);
+                divisor = (u128)1 << -shift;
+            }
+        } else {
+            // m * 2^e / 10^-k: needs e >= 0 (true for every value of 17 digits or more before
+            // the point) and m * 2^e below 2^128.
+            if (e < 0 || e > 74 || -k > 38) return 0;
+            u128 numerator = (u128)m << e;
+            divisor = power_of(10, -k);
+            quotient = numerator / divisor;
+            remainder = numerator % divisor;
+        }
+        if (quotient < ten16) { x -= 1; continue; }
+        if (quotient >= ten17) { x += 1; continue; }
+        uint64_t n = (uint64_t)quotient;
+        // Round half to even on the exact remainder, as glibc's printf does.
+        u128 twice = remainder * 2;
+        if (twice > divisor || (twice == divisor && (n & 1))) n += 1;
+        if (n == ten17) {
+            n = ten16;
+            x += 1;
+        }
+        *digits = n;
+        *exponent = x;
+        return 1;
+    }
+    return 0;
+}
+
+/// Writes `%.17g` of the 17 digits `n` with decimal exponent `x`: trailing zeros dropped, plain
+/// notation for exponents -4 through 16, else `d.ddde±XX`.
+static int write_g17(char *out, int negative, uint64_t n, int x) {
+    char d[17];
+    for (int i = 16; i >= 0; i--) {
+        d[i] = (char)('0' + n % 10);
+        n /= 10;
+    }
+    int length = 17;
+    while (length > 1 && d[length - 1] == '0') length--;
+    int o = 0;
+    if (negative) out[o++] = '-';
+    if (x < -4 || x >= 17) {
+        out[o++] = d[0];
+        if (length > 1) {
+            out[o++] = '.';
+            for (int i = 1; i < length; i++) out[o++] = d[i];
+        }
+        out[o++] = 'e';
+        out[o++] = x < 0 ? '-' : '+';
+        int magnitude = x < 0 ? -x : x;
+        if (magnitude >= 100) out[o++] = (char)('0' + magnitude / 100);
+        out[o++] = (char)('0' + magnitude / 10 % 10);
+        out[o++] = (char)('0' + magnitude % 10);
+    } else if (x >= 0) {
+        for (int i = 0; i <= x; i++) out[o++] = i < length ? d[i] : '0';
+        if (length > x + 1) {
+            out[o++] = '.';
+            for (int i = x + 1; i < length; i++) out[o++] = d[i];
+        }
+    } else {
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int i = 0; i < -x - 1; i++) out[o++] = '0';
+        for (int i = 0; i < length; i++) out[o++] = d[i];
+    }
+    out[o] = 0;
+    return o;
+}
+
 int trove_format_real_g17(char *buffer, size_t capacity, double value) {
+    // glibc's printf spends thousands of instructions on a double (it works in multi-precision
+    // for every digit); the numbers of real documents fit the exact 128-bit path above, and
+    // everything else (zero, subnormals, huge or tiny magnitudes, NaN, infinity) still goes to
+    // snprintf, so the output is snprintf's in every case. 28 bytes is the longest result.
+    uint64_t bits;
+    memcpy(&bits, &value, 8);
+    int biased = (int)((bits >> 52) & 0x7FF);
+    uint64_t fraction = bits & ((1ULL << 52) - 1);
+    if (capacity >= 28 && biased != 0 && biased != 0x7FF) {
+        uint64_t digits;
+        int exponent;
+        if (round_to_17_digits(fraction | (1ULL << 52), biased - 1075, &digits, &exponent)) {
+            return write_g17(buffer, (int)(bits >> 63), digits, exponent);
+        }
+    }
+    return snprintf(buffer, capacity, "%.17g", value);
+}
+
+/// Test hook: `%.17g` through `snprintf` alone, to check the fast path against.
+int trove_format_real_g17_reference(char *buffer, size_t capacity, double value) {
     return snprintf(buffer, capacity, "%.17g", value);
 }
 
