@@ -4,6 +4,7 @@
 #include "CTroveFastPaths.h"
 
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -131,6 +132,97 @@ int trove_format_real_g17(char *buffer, size_t capacity, double value) {
         }
     }
     return snprintf(buffer, capacity, "%.17g", value);
+}
+
+// MARK: - Decimal to double
+
+/// `x * 2^exponent`, rounded to the nearest double (half to even), where `sticky` says whether
+/// nonzero bits below `x` were dropped before. 0 when the result would not be a normal double.
+static int round_to_double(u128 x, int sticky, int exponent, double *out) {
+    int high = (uint64_t)(x >> 64) ? 128 - __builtin_clzll((uint64_t)(x >> 64)) : 64 - __builtin_clzll((uint64_t)x);
+    uint64_t mantissa;
+    if (high <= 53) {
+        if (sticky) return 0;  // cannot happen for the callers' ranges; be safe
+        mantissa = (uint64_t)x;
+    } else {
+        int shift = high - 53;
+        mantissa = (uint64_t)(x >> shift);
+        u128 rest = x & (((u128)1 << shift) - 1);
+        u128 half = (u128)1 << (shift - 1);
+        if (rest > half || (rest == half && (sticky || (mantissa & 1)))) mantissa += 1;
+        exponent += shift;
+        if (mantissa == (1ULL << 53)) {
+            mantissa >>= 1;
+            exponent += 1;
+        }
+    }
+    // mantissa * 2^exponent is exact in a double when it stays in the normal range.
+    int top = exponent + (64 - __builtin_clzll(mantissa)) - 1;
+    if (top < -1022 || top > 1023) return 0;
+    *out = ldexp((double)mantissa, exponent);
+    return 1;
+}
+
+int trove_parse_decimal(const unsigned char *text, size_t count, double *out) {
+    size_t i = 0;
+    int negative = 0;
+    if (i < count && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+    uint64_t w = 0;
+    int significant = 0, exponent10 = 0, seenDigit = 0;
+    for (int afterPoint = 0; i < count; i++) {
+        unsigned char c = text[i];
+        if (c == '.' && !afterPoint) {
+            afterPoint = 1;
+            continue;
+        }
+        if (c < '0' || c > '9') break;
+        seenDigit = 1;
+        if (w == 0 && c == '0') {
+            if (afterPoint) exponent10 -= 1;
+            continue;
+        }
+        if (++significant > 19) return 0;
+        w = w * 10 + (uint64_t)(c - '0');
+        if (afterPoint) exponent10 -= 1;
+    }
+    if (!seenDigit) return 0;
+    if (i < count && (text[i] == 'e' || text[i] == 'E')) {
+        i++;
+        int negativeExponent = 0;
+        if (i < count && (text[i] == '+' || text[i] == '-')) negativeExponent = text[i++] == '-';
+        int e = 0;
+        if (i >= count) return 0;
+        for (; i < count && text[i] >= '0' && text[i] <= '9'; i++) {
+            if (e > 10000) return 0;
+            e = e * 10 + (text[i] - '0');
+        }
+        exponent10 += negativeExponent ? -e : e;
+    }
+    if (i != count) return 0;
+    if (w == 0) {
+        *out = negative ? -0.0 : 0.0;
+        return 1;
+    }
+    double value;
+    if (exponent10 >= 0) {
+        // w * 10^q is exact in 128 bits while q <= 19.
+        if (exponent10 > 19) return 0;
+        if (!round_to_double((u128)w * power_of(10, exponent10), 0, 0, &value)) return 0;
+    } else {
+        // w / 10^-q: w shifted to the top of 128 bits, divided, keeps at least 55 bits of
+        // quotient while 10^-q stays below 2^73 (q >= -21); the remainder is the sticky bit.
+        if (exponent10 < -21) return 0;
+        int bits = 64 - __builtin_clzll(w);
+        int shift = 128 - bits;
+        u128 divisor = power_of(10, -exponent10);
+        u128 numerator = (u128)w << shift;
+        u128 quotient = numerator / divisor;
+        u128 remainder = numerator % divisor;
+        if ((quotient >> 55) == 0) return 0;
+        if (!round_to_double(quotient, remainder != 0, -shift, &value)) return 0;
+    }
+    *out = negative ? -value : value;
+    return 1;
 }
 
 /// Test hook: `%.17g` through `snprintf` alone, to check the fast path against.

@@ -4,8 +4,9 @@ import Testing
 import TroveTestSupport
 
 /// `trove_format_real_g17` takes an exact integer path for most doubles; it must print exactly
-/// what `snprintf("%.17g")` prints (CoreFoundation's spelling of reals) for every value.
-@Suite("Real formatting")
+/// what `snprintf("%.17g")` prints (CoreFoundation's spelling of reals) for every value. Likewise
+/// `trove_parse_decimal` must read every number it accepts exactly as `strtod` does.
+@Suite("Real formatting and parsing")
 struct RealFormattingTests {
     private static func fast(_ d: Double) -> String {
         var buffer = [CChar](repeating: 0, count: 40)
@@ -74,6 +75,60 @@ struct RealFormattingTests {
                 if Self.fast(d) != Self.reference(d) { mismatches.append("\(d.bitPattern): \(Self.fast(d)) vs \(Self.reference(d))") }
             }
         }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+    }
+
+    /// The fast parse when it takes the text, else `strtod`'s answer through `Double(_:)`.
+    private static func parsed(_ text: String) -> (fast: Double?, reference: Double?) {
+        var value = 0.0
+        let bytes = Array(text.utf8)
+        let taken = bytes.withUnsafeBufferPointer { trove_parse_decimal($0.baseAddress, $0.count, &value) } != 0
+        return (taken ? value : nil, Double(text))
+    }
+
+    @Test("decimal text of every shape parses to the bits strtod gives, or is left to strtod")
+    func parsingMatchesStrtod() {
+        var random = SplitMix(seed: 0xDEC1)
+        var mismatches: [String] = []
+        var fastCount = 0
+        func check(_ text: String) {
+            let (fast, reference) = Self.parsed(text)
+            guard let fast else { return }
+            fastCount += 1
+            if fast.bitPattern != reference?.bitPattern { mismatches.append("\(text): \(fast) vs \(String(describing: reference))") }
+        }
+        // The writer's own spellings must come back bit for bit.
+        for _ in 0..<100_000 {
+            let exponent = UInt64(1023 - 40) + random.next() % 110
+            let d = Double(bitPattern: (random.next() & (1 << 63)) | exponent << 52 | (random.next() & ((1 << 52) - 1)))
+            var buffer = [CChar](repeating: 0, count: 40)
+            let n = trove_format_real_g17(&buffer, 40, d)
+            let text = String(decoding: buffer[0..<Int(n)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            check(text)
+            #expect(Self.parsed(text).fast.map { $0.bitPattern == d.bitPattern } ?? true, "\(text)")
+        }
+        // Random digit strings: 1 to 22 digits, a point anywhere or nowhere, exponents either way,
+        // so halfway cases, 19- and 20-digit mantissas and both range limits all come up.
+        for _ in 0..<200_000 {
+            let length = 1 + Int(random.next() % 22)
+            var digits = (0..<length).map { _ in Character(String(random.next() % 10)) }
+            if random.next() % 4 == 0 { digits[0] = "0" }
+            var text = String(digits)
+            if random.next() % 3 != 0 {
+                let point = Int(random.next() % UInt64(length + 1))
+                text.insert(".", at: text.index(text.startIndex, offsetBy: point))
+            }
+            if random.next() % 2 == 0 { text += "e\(Int(random.next() % 60) - 30)" }
+            if random.next() % 2 == 0 { text = "-" + text }
+            check(text)
+        }
+        // Exact ties between two doubles (2^53 + 1 and its kin) and the normal range's edges.
+        for text in ["9007199254740993", "9007199254740995", "18014398509481989", "0.5", "-0", "0.000",
+                     "2.2250738585072014e-308", "1.7976931348623157e308", "4.9e-324", "123456789012345678901",
+                     "1e19", "1e-21", "1e-22", "00000.00001", "5.", ".5", "+1.5e+3"] {
+            check(text)
+        }
+        #expect(fastCount > 200_000)
         #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
     }
 }
