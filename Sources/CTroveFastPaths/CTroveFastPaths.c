@@ -15,16 +15,38 @@ typedef unsigned __int128 u128;
 static const uint64_t ten16 = 10000000000000000ULL;
 static const uint64_t ten17 = 100000000000000000ULL;
 
-static u128 power_of(uint64_t base, int exponent) {
-    u128 p = 1;
-    while (exponent-- > 0) p *= base;
-    return p;
+/// 5^0 ... 5^27, the powers of five below 2^64. Both directions split a power of ten into a power
+/// of five, which is multiplied or divided, and a power of two, which only moves the binary point:
+/// the five part stays within 64 bits over the whole fast range.
+static const uint64_t powers_of_five[28] = {
+    1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL, 390625ULL, 1953125ULL,
+    9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL, 6103515625ULL, 30517578125ULL,
+    152587890625ULL, 762939453125ULL, 3814697265625ULL, 19073486328125ULL, 95367431640625ULL,
+    476837158203125ULL, 2384185791015625ULL, 11920928955078125ULL, 59604644775390625ULL,
+    298023223876953125ULL, 1490116119384765625ULL, 7450580596923828125ULL,
+};
+
+/// `n / d` and the remainder, for a 64-bit divisor: two 128-by-64 hardware divisions on x86-64
+/// (each quotient fits 64 bits because the high part is reduced first) instead of the general
+/// 128-by-128 routine.
+static inline u128 divide(u128 n, uint64_t d, uint64_t *remainder) {
+#if defined(__x86_64__)
+    uint64_t high = (uint64_t)(n >> 64), low = (uint64_t)n;
+    uint64_t q1 = high / d, r1 = high % d, q0, r0;
+    __asm__("divq %4" : "=a"(q0), "=d"(r0) : "a"(low), "d"(r1), "r"(d));
+    *remainder = r0;
+    return ((u128)q1 << 64) | q0;
+#else
+    u128 q = n / d;
+    *remainder = (uint64_t)(n - q * d);
+    return q;
+#endif
 }
 
 /// The 17 significant digits of `m * 2^e` (m < 2^53) correctly rounded, half to even, as the
 /// integer `*digits` in [10^16, 10^17) with `*exponent` the decimal exponent of the first digit.
 /// Exact: every step is integer arithmetic on at most 128 bits. Returns 0 when the value is
-/// outside the range where that holds (below about 1e-11 or from 2^74 on); the caller then asks
+/// outside the range where that holds (below about 1e-11 or above about 1e43); the caller then asks
 /// `snprintf`.
 static int round_to_17_digits(uint64_t m, int e, uint64_t *digits, int *exponent) {
     int bits = 64 - __builtin_clzll(m);
@@ -34,9 +56,9 @@ static int round_to_17_digits(uint64_t m, int e, uint64_t *digits, int *exponent
         int k = 16 - x;
         u128 quotient, remainder, divisor;
         if (k >= 0) {
-            // m * 10^k / 2^-e: m * 5^k fits in 128 bits while k <= 27.
+            // m * 10^k = m * 5^k * 2^k, then moved by 2^e: m * 5^k fits in 128 bits while k <= 27.
             if (k > 27) return 0;
-            u128 scaled = (u128)m * power_of(5, k);
+            u128 scaled = (u128)m * powers_of_five[k];
             int shift = e + k;
             if (shift >= 0) {
                 if (shift > 10) return 0;
@@ -50,13 +72,14 @@ static int round_to_17_digits(uint64_t m, int e, uint64_t *digits, int *exponent
                 divisor = (u128)1 << -shift;
             }
         } else {
-            // m * 2^e / 10^-k: needs e >= 0 (true for every value of 17 digits or more before
-            // the point) and m * 2^e below 2^128.
-            if (e < 0 || e > 74 || -k > 38) return 0;
-            u128 numerator = (u128)m << e;
-            divisor = power_of(10, -k);
-            quotient = numerator / divisor;
-            remainder = numerator % divisor;
+            // m * 2^e / 10^-k = (m * 2^(e + k)) / 5^-k, where e + k >= 0 for every value of 17
+            // digits or more before the point, and m * 2^(e + k) must stay below 2^128.
+            int shift = e + k;
+            if (-k > 27 || shift < 0 || shift > 74) return 0;
+            uint64_t rest;
+            quotient = divide((u128)m << shift, powers_of_five[-k], &rest);
+            remainder = rest;
+            divisor = powers_of_five[-k];
         }
         if (quotient < ten16) { x -= 1; continue; }
         if (quotient >= ten17) { x += 1; continue; }
@@ -163,29 +186,68 @@ static int round_to_double(u128 x, int sticky, int exponent, double *out) {
     return 1;
 }
 
+/// True when all eight bytes of `v` are ASCII digits: each byte's high nibble is 3, and stays 3
+/// after adding 6 (which carries 0x3A...0x3F into 0x4_). No byte can carry into the next.
+static inline int all_digits(uint64_t v) {
+    const uint64_t high = 0xF0F0F0F0F0F0F0F0ULL, threes = 0x3030303030303030ULL;
+    return (v & high) == threes && ((v + 0x0606060606060606ULL) & high) == threes;
+}
+
+/// The number eight ASCII digits spell, first digit in the lowest byte (little-endian load):
+/// neighbouring digits are combined into lanes of 2, then 4, then 8 digits.
+static inline uint64_t eight_digits(uint64_t v) {
+    v -= 0x3030303030303030ULL;
+    v = (v & 0x00FF00FF00FF00FFULL) * 10 + ((v >> 8) & 0x00FF00FF00FF00FFULL);
+    v = (v & 0x0000FFFF0000FFFFULL) * 100 + ((v >> 16) & 0x0000FFFF0000FFFFULL);
+    return (v & 0xFFFFFFFFULL) * 10000 + (v >> 32);
+}
+
+/// Appends the digits at `text[*i...]` to `*w`, eight at a time where it can; returns how many.
+static inline size_t take_digits(const unsigned char *text, size_t count, size_t *i, uint64_t *w) {
+    size_t start = *i, k = *i;
+    uint64_t value = *w;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (k + 8 <= count) {
+        uint64_t chunk;
+        memcpy(&chunk, text + k, 8);
+        if (!all_digits(chunk)) break;
+        value = value * 100000000ULL + eight_digits(chunk);
+        k += 8;
+    }
+#endif
+    while (k < count && text[k] >= '0' && text[k] <= '9') value = value * 10 + (uint64_t)(text[k++] - '0');
+    *i = k;
+    *w = value;
+    return k - start;
+}
+
 int trove_parse_decimal(const unsigned char *text, size_t count, double *out) {
     size_t i = 0;
     int negative = 0;
     if (i < count && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+    // Leading zeros carry no significant digit; the rest are taken whole (a value of more than
+    // 19 digits may wrap `w`, but is refused below before `w` is used).
+    size_t zeros = i;
+    while (i < count && text[i] == '0') i++;
+    zeros = i - zeros;
     uint64_t w = 0;
-    int significant = 0, exponent10 = 0, seenDigit = 0;
-    for (int afterPoint = 0; i < count; i++) {
-        unsigned char c = text[i];
-        if (c == '.' && !afterPoint) {
-            afterPoint = 1;
-            continue;
+    size_t significant = take_digits(text, count, &i, &w);
+    long exponent10 = 0;
+    size_t fraction = 0;
+    if (i < count && text[i] == '.') {
+        i++;
+        if (w == 0) {
+            // 0.000ddd: the zeros after the point only move the point.
+            size_t first = i;
+            while (i < count && text[i] == '0') i++;
+            exponent10 -= (long)(i - first);
+            zeros += i - first;
         }
-        if (c < '0' || c > '9') break;
-        seenDigit = 1;
-        if (w == 0 && c == '0') {
-            if (afterPoint) exponent10 -= 1;
-            continue;
-        }
-        if (++significant > 19) return 0;
-        w = w * 10 + (uint64_t)(c - '0');
-        if (afterPoint) exponent10 -= 1;
+        fraction = take_digits(text, count, &i, &w);
+        exponent10 -= (long)fraction;
+        significant += fraction;
     }
-    if (!seenDigit) return 0;
+    if (significant + zeros == 0 || significant > 19) return 0;
     if (i < count && (text[i] == 'e' || text[i] == 'E')) {
         i++;
         int negativeExponent = 0;
@@ -205,21 +267,18 @@ int trove_parse_decimal(const unsigned char *text, size_t count, double *out) {
     }
     double value;
     if (exponent10 >= 0) {
-        // w * 10^q is exact in 128 bits while q <= 19.
-        if (exponent10 > 19) return 0;
-        if (!round_to_double((u128)w * power_of(10, exponent10), 0, 0, &value)) return 0;
+        // w * 10^q = (w * 5^q) * 2^q, exact in 128 bits while q <= 27.
+        if (exponent10 > 27) return 0;
+        if (!round_to_double((u128)w * powers_of_five[exponent10], 0, exponent10, &value)) return 0;
     } else {
-        // w / 10^-q: w shifted to the top of 128 bits, divided, keeps at least 55 bits of
-        // quotient while 10^-q stays below 2^73 (q >= -21); the remainder is the sticky bit.
-        if (exponent10 < -21) return 0;
-        int bits = 64 - __builtin_clzll(w);
-        int shift = 128 - bits;
-        u128 divisor = power_of(10, -exponent10);
-        u128 numerator = (u128)w << shift;
-        u128 quotient = numerator / divisor;
-        u128 remainder = numerator % divisor;
-        if ((quotient >> 55) == 0) return 0;
-        if (!round_to_double(quotient, remainder != 0, -shift, &value)) return 0;
+        // w / 10^-q = (w / 5^-q) * 2^q: w is shifted to the top of 128 bits and divided by the
+        // power of five, which leaves at least 65 bits of quotient while -q <= 27; the remainder
+        // is the sticky bit.
+        if (exponent10 < -27) return 0;
+        int shift = 128 - (64 - __builtin_clzll(w));
+        uint64_t remainder;
+        u128 quotient = divide((u128)w << shift, powers_of_five[-exponent10], &remainder);
+        if (!round_to_double(quotient, remainder != 0, exponent10 - shift, &value)) return 0;
     }
     *out = negative ? -value : value;
     return 1;

@@ -21,7 +21,7 @@ int trove_format_real_g17_reference(char *buffer, size_t capacity, double value)
 /// Parses `text[0..<count]`, a decimal number (`[+-]digits[.digits][e[+-]digits]`, digits on
 /// either side of the point), into `*out` correctly rounded, half to even, as `strtod` does, and
 /// returns 1; returns 0, leaving `*out` alone, when the text is not of that form or falls outside
-/// the exact fast path (more than 19 significant digits, a decimal exponent outside -21...19
+/// the exact fast path (more than 19 significant digits, a decimal exponent outside -27...27
 /// after the digits, or a result that is not a normal double): the caller then uses `strtod`.
 int trove_parse_decimal(const unsigned char *text, size_t count, double *out);
 
