@@ -22,11 +22,10 @@ struct XMLLayoutScanner: ~Copyable {
         var cursor: PlistContainerCursor
         /// Its node number.
         let index: Int
-        // Its notes so far, the only two a container's start can have; the rest of its note is
-        // known when it closes. (Not a whole XMLNodeNote: the frame is moved on every open and
-        // close, and a small one moves cheaply.)
-        let leading: [UInt8]?
-        let startTag: [UInt8]?
+        // What its start differed in, the only two parts a container's start can have; the rest
+        // is known when it closes. Ranges, so the frame moves without reference counting.
+        let leading: Range<Int>?
+        let startTag: Range<Int>?
         /// Set for a dictionary when the document may repeat keys: entries are then scanned in
         /// the document's key order instead of with `cursor`.
         let repeatedKeys: RepeatedKeyWalk?
@@ -105,6 +104,40 @@ struct XMLLayoutScanner: ~Copyable {
         return true
     }
 
+    /// Where one node's bytes differ from the canonical spelling, as ranges of the document.
+    /// Plain integers: most nodes differ in nothing, and building and dropping an `XMLNodeNote`
+    /// (seven optional arrays and an optional value) for each of them cost about a sixth of the
+    /// whole scan in reference counting. The note is made only for a node that has differences.
+    private struct NodeDifferences {
+        var leading: Range<Int>?
+        var startTag: Range<Int>?
+        var endTag: Range<Int>?
+        /// Set when the content is not the canonical spelling of the node's value, which the
+        /// note then keeps as `spelledValue`.
+        var content: Range<Int>?
+        var closing: Range<Int>?
+
+        var isEmpty: Bool {
+            leading == nil && startTag == nil && endTag == nil && content == nil && closing == nil
+        }
+
+        /// The note holding the bytes of every differing part; `value` is the node's value,
+        /// kept when its content differs.
+        func note(in b: UnsafeBufferPointer<UInt8>, value: PlistValue?) -> XMLNodeNote {
+            func bytes(_ r: Range<Int>?) -> [UInt8]? { r.map { Array(b[$0]) } }
+            var note = XMLNodeNote()
+            note.leading = bytes(leading)
+            note.startTag = bytes(startTag)
+            note.endTag = bytes(endTag)
+            note.closing = bytes(closing)
+            if let content {
+                note.content = Array(b[content])
+                note.spelledValue = value
+            }
+            return note
+        }
+    }
+
     // MARK: Nodes
 
     /// Scans the root value element and everything in it. Nesting is walked with an explicit
@@ -165,7 +198,7 @@ struct XMLLayoutScanner: ~Copyable {
     private mutating func scanNode(_ value: PlistValue, depth: Int, isRoot: Bool = false) -> NodeStep {
         let index = counter
         counter += 1
-        var note = XMLNodeNote()
+        var note = NodeDifferences()
         if !isRoot { scanLeading(depth: depth, into: &note) }
         guard let (tag, selfClosing) = scanStartTag() else { return .failed }
         let name = XMLEmitter.tagName(tag)
@@ -183,20 +216,20 @@ struct XMLLayoutScanner: ~Copyable {
         default:
             guard scanScalarBody(value, name: expected, tag: tag, selfClosing: selfClosing, depth: depth, note: &note)
             else { return .failed }
-            if !note.isEmpty { layout.notes[index] = note }
+            if !note.isEmpty { layout.notes[index] = note.note(in: b, value: value) }
             return .scanned
         }
         if selfClosing || cursor.count == 0 {
-            if !Self.isTag(tag, opening: "<", name: expected, closing: "/>") { note.startTag = Array(tag) }
+            if !Self.isTag(tag, opening: "<", name: expected, closing: "/>") { note.startTag = tag.range }
             if selfClosing {
                 guard cursor.count == 0 else { return .failed }
                 layout.containers[index] = XMLContainerShape(
                     isDictionary: cursor.isDictionary, childCount: 0, subtreeSize: 1)
-                if !note.isEmpty { layout.notes[index] = note }
+                if !note.isEmpty { layout.notes[index] = note.note(in: b, value: value) }
                 return .scanned
             }
         } else if !Self.isTag(tag, opening: "<", name: expected, closing: ">") {
-            note.startTag = Array(tag)
+            note.startTag = tag.range
         }
         var repeatedKeys: RepeatedKeyWalk?
         if expectRepeatedKeys, case .dictionary(let d) = value {
@@ -224,31 +257,34 @@ struct XMLLayoutScanner: ~Copyable {
     /// Scans the gap before the end tag of a container at `depth` and the end tag, then records
     /// the container's notes.
     private mutating func closeContainer(_ container: consuming OpenContainer, depth: Int) -> Bool {
-        var note = XMLNodeNote()
-        note.leading = container.leading
-        note.startTag = container.startTag
+        var differences = NodeDifferences()
+        differences.leading = container.leading
+        differences.startTag = container.startTag
         let closingStart = pos
         skipTrivia()
         let closing = b[closingStart..<pos]
         if container.cursor.count == 0 {
-            if !closing.isEmpty { note.closing = Array(closing) }
+            if !closing.isEmpty { differences.closing = closing.range }
         } else if !isCanonicalBreak(closing, depth: depth) {
-            note.closing = Array(closing)
+            differences.closing = closing.range
         }
         guard matches("</"), let gt = find(UInt8(ascii: ">"), from: pos) else { return false }
         let endTag = b[pos...gt]
         pos = gt + 1
         if !Self.isTag(endTag, opening: "</", name: container.cursor.isDictionary ? "dict" : "array", closing: ">") {
-            note.endTag = Array(endTag)
+            differences.endTag = endTag.range
         }
+        var note: XMLNodeNote?
+        if !differences.isEmpty { note = differences.note(in: b, value: nil) }
         if let repeats = container.repeatedKeys?.repeats, !repeats.isEmpty {
-            note.repeatedEntries = repeats
+            note = note ?? XMLNodeNote()
+            note?.repeatedEntries = repeats
         }
         let index = container.index
         layout.containers[index] = XMLContainerShape(
             isDictionary: container.cursor.isDictionary, childCount: container.cursor.count,
             subtreeSize: counter - index)
-        if !note.isEmpty { layout.notes[index] = note }
+        if let note { layout.notes[index] = note }
         return true
     }
 
@@ -278,8 +314,9 @@ struct XMLLayoutScanner: ~Copyable {
         guard scanKey(key, depth: depth) else { return .failed }
         if walk.lastOccurrence[key] == j { return .value(value) }
         let index = counter
-        var note = XMLNodeNote()
-        scanLeading(depth: depth, into: &note)
+        var leading = NodeDifferences()
+        scanLeading(depth: depth, into: &leading)
+        var note = leading.note(in: b, value: nil)
         let elementStart = pos
         guard skipElement() else { return .failed }
         note.rawElement = Array(b[elementStart..<pos])
@@ -361,28 +398,28 @@ struct XMLLayoutScanner: ~Copyable {
     private mutating func scanKey(_ key: String, depth: Int) -> Bool {
         let index = counter
         counter += 1
-        var note = XMLNodeNote()
+        var note = NodeDifferences()
         scanLeading(depth: depth, into: &note)
         guard let (tag, selfClosing) = scanStartTag(), Self.isTag(XMLEmitter.tagName(tag), opening: "", name: "key", closing: "") else {
             return false
         }
         guard scanScalarBody(.string(key), name: "key", tag: tag, selfClosing: selfClosing, depth: depth, note: &note)
         else { return false }
-        if !note.isEmpty { layout.notes[index] = note }
+        if !note.isEmpty { layout.notes[index] = note.note(in: b, value: .string(key)) }
         return true
     }
 
-    private mutating func scanLeading(depth: Int, into note: inout XMLNodeNote) {
+    private mutating func scanLeading(depth: Int, into note: inout NodeDifferences) {
         let start = pos
         skipTrivia()
         let leading = b[start..<pos]
-        if !isCanonicalBreak(leading, depth: depth) { note.leading = Array(leading) }
+        if !isCanonicalBreak(leading, depth: depth) { note.leading = leading.range }
     }
 
     /// Compares a scalar's tags and content with the canonical ones.
     private mutating func scanScalarBody(
         _ value: PlistValue, name: StaticString, tag: Slice<UnsafeBufferPointer<UInt8>>, selfClosing: Bool, depth: Int,
-        note: inout XMLNodeNote
+        note: inout NodeDifferences
     ) -> Bool {
         var content = b[pos..<pos]
         var endTag = b[pos..<pos]
@@ -410,13 +447,12 @@ struct XMLLayoutScanner: ~Copyable {
         }
         let isBool: Bool
         if case .bool = value { isBool = true } else { isBool = false }
-        if !Self.isTag(tag, opening: "<", name: name, closing: isBool ? "/>" : ">") { note.startTag = Array(tag) }
+        if !Self.isTag(tag, opening: "<", name: name, closing: isBool ? "/>" : ">") { note.startTag = tag.range }
         if isBool ? !endTag.isEmpty : !Self.isTag(endTag, opening: "</", name: name, closing: ">") {
-            note.endTag = Array(endTag)
+            note.endTag = endTag.range
         }
         if !isCanonicalContent(content, of: value, depth: depth) {
-            note.content = Array(content)
-            note.spelledValue = value
+            note.content = content.range
         }
         return true
     }
@@ -531,4 +567,9 @@ struct XMLLayoutScanner: ~Copyable {
     private func find(_ c: UInt8, from start: Int) -> Int? { XMLMarkupPrescan.find(b, c, from: start) }
 
     private func findSequence(_ s: StaticString, from start: Int) -> Int? { XMLMarkupPrescan.find(b, s, from: start) }
+}
+
+extension Slice where Base == UnsafeBufferPointer<UInt8> {
+    /// The slice's positions in the document.
+    fileprivate var range: Range<Int> { startIndex..<endIndex }
 }
