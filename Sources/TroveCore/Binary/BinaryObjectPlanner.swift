@@ -107,6 +107,10 @@ struct BinaryObjectPlanner {
     /// Containers are planned with an explicit stack rather than recursion, so deep values need
     /// no more than a small thread stack.
     mutating func planDocument(_ value: PlistValue) throws(PlistError) -> Int {
+        // A slot is about a hundred bytes, and growing the array a step at a time copied every
+        // slot about twice: room for the noted objects (a lossless rewrite needs about as many)
+        // or for a small document is made at once.
+        slots.reserveCapacity(Swift.max(notedObjectCount, 256))
         var stack: [Frame] = []
         var planned = try plan(value, notedAt: layout == nil ? nil : 0, depth: 0, stack: &stack)
         let top: Int

@@ -27,10 +27,20 @@ public struct BinaryPlistWriter: Sendable {
 
     /// Encodes `value`, following `layout` where it still applies.
     public func write(_ value: PlistValue, layout: BinaryLayout? = nil) throws(PlistError) -> [UInt8] {
+        try encode(value, layout: layout).array
+    }
+
+    /// The same document as `Data` that owns the encoder's buffer, so that `Plist.write` does
+    /// not copy the whole file twice on its way out.
+    func writeData(_ value: PlistValue, layout: BinaryLayout? = nil) throws(PlistError) -> Data {
+        try encode(value, layout: layout).data()
+    }
+
+    private func encode(_ value: PlistValue, layout: BinaryLayout?) throws(PlistError) -> ByteBuffer {
         var planner = BinaryObjectPlanner(layout: layout, maxDepth: limits.maxDepth)
         planner.meter = LimitMeter(limits: limits)
         let top = try planner.planDocument(value)
-        var encoder = BinaryObjectEncoder(planner: planner, layout: layout)
+        let encoder = BinaryObjectEncoder(planner: planner, layout: layout)
         return encoder.encode(top: top)
     }
 }
@@ -80,7 +90,7 @@ struct BinaryObjectEncoder: ~Copyable {
         }
     }
 
-    mutating func encode(top: Int) -> [UInt8] {
+    consuming func encode(top: Int) -> ByteBuffer {
         out.append(contentsOf: BinaryTrailer.magic)
         out.append(layout?.versionByte ?? UInt8(ascii: "0"))
         var offsets: [Int] = []
@@ -106,7 +116,7 @@ struct BinaryObjectEncoder: ~Copyable {
         appendBigEndian(UInt64(objectSlots.count), width: 8)
         appendBigEndian(UInt64(objectIndex[top]), width: 8)
         appendBigEndian(UInt64(tableOffset), width: 8)
-        return out.array
+        return out
     }
 
     // MARK: - Objects

@@ -94,9 +94,9 @@ public enum Plist {
     public static func write(_ document: PlistDocument, limits: PlistLimits = .default) throws(PlistError) -> Data {
         switch (document.format, document.layout) {
         case (.binary, .binary(let layout)?):
-            return Data(try BinaryPlistWriter(limits: limits).write(document.value, layout: layout))
+            return try BinaryPlistWriter(limits: limits).writeData(document.value, layout: layout)
         case (.xml, .xml(let layout)?):
-            return Data(try XMLPlistWriter(limits: limits).write(document.value, layout: layout))
+            return try XMLPlistWriter(limits: limits).writeData(document.value, layout: layout)
         default:
             return try write(document.value, as: document.format, limits: limits)
         }
@@ -108,8 +108,8 @@ public enum Plist {
         _ value: PlistValue, as format: PlistFormat, limits: PlistLimits = .default
     ) throws(PlistError) -> Data {
         switch format {
-        case .binary: return Data(try BinaryPlistWriter(limits: limits).write(value))
-        case .xml: return Data(try XMLPlistWriter(limits: limits).write(value))
+        case .binary: return try BinaryPlistWriter(limits: limits).writeData(value)
+        case .xml: return try XMLPlistWriter(limits: limits).writeData(value)
         case .openStep: return Data(try OpenStepPlistWriter(limits: limits).write(value))
         case .json: return Data(try JSONPlistWriter(limits: limits).write(value))
         }

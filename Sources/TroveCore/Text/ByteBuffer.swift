@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// A growable run of bytes, for the hot byte-at-a-time paths: the XML writer's output, the text
 /// of the element the XML reader is in, and the canonical spellings the layout scanner compares
@@ -140,8 +136,26 @@ struct ByteBuffer: ~Copyable {
         return memcmp(storage, base + other.startIndex, count) == 0
     }
 
-    /// The bytes as an array.
-    var array: [UInt8] { Array(UnsafeBufferPointer(start: storage, count: count)) }
+    /// The bytes as an array, copied with `memcpy` (the generic array initializer copied a
+    /// byte at a time).
+    var array: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if count > 0, let base = buffer.baseAddress { memcpy(base, storage, count) }
+            initialized = count
+        }
+    }
+
+    /// The bytes as `Data` that takes over the storage: a whole document is not copied again.
+    consuming func data() -> Data {
+        let storage = self.storage
+        let count = self.count
+        discard self
+        guard count > 0 else {
+            storage.deallocate()
+            return Data()
+        }
+        return Data(bytesNoCopy: storage, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
+    }
 
     /// The bytes as a `String`, decoded as UTF-8.
     var string: String {

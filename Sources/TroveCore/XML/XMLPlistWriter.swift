@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes XML property lists.
 ///
 /// Without a layout the output is byte-identical to CoreFoundation's XML writer (what
@@ -39,6 +41,16 @@ public struct XMLPlistWriter: Sendable {
         try emitter.writeDocument(value)
         guard let layout, layout.encoding != .standard else { return emitter.out.array }
         return try XMLTranscoder.encode(emitter.out.array, as: layout.encoding)
+    }
+
+    /// The same document as `Data` that owns the emitter's buffer (UTF-8 documents; others are
+    /// transcoded as ``write(_:layout:)`` does), so that `Plist.write` does not copy it twice.
+    func writeData(_ value: PlistValue, layout: XMLLayout? = nil) throws(PlistError) -> Data {
+        if let layout, layout.encoding != .standard { return Data(try write(value, layout: layout)) }
+        var emitter = XMLEmitter(layout: layout, maxDepth: maxDepth)
+        emitter.meter = LimitMeter(limits: limits)
+        try emitter.writeDocument(value)
+        return emitter.out.data()
     }
 }
 
