@@ -124,13 +124,7 @@ struct BinaryKeyClasses: ~Copyable {
     @inline(never)
     private mutating func reserve(_ total: Int) {
         if total > classCapacity {
-            var capacity = classCapacity
-            while capacity < total { capacity *= 2 }
-            let larger = UnsafeMutablePointer<Class>.allocate(capacity: capacity)
-            larger.moveInitialize(from: classes, count: classCount)
-            classes.deallocate()
-            classes = larger
-            classCapacity = capacity
+            (classes, classCapacity) = classes.movedToLarger(count: classCount, capacity: classCapacity, toHold: total)
         }
         var size = bucketCount
         while size < 2 * total { size *= 2 }

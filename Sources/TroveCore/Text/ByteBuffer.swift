@@ -115,13 +115,7 @@ struct ByteBuffer: ~Copyable {
 
     @inline(never)
     private mutating func grow(toHold wanted: Int) {
-        var larger = capacity * 2
-        while larger < wanted { larger *= 2 }
-        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
-        moved.update(from: storage, count: count)
-        storage.deallocate()
-        storage = moved
-        capacity = larger
+        (storage, capacity) = storage.movedToLarger(count: count, capacity: capacity, toHold: wanted)
     }
 
     /// Calls `body` with the bytes written so far.

@@ -34,12 +34,7 @@ struct MovingStack<Element>: ~Copyable {
 
     @inline(never)
     private mutating func grow() {
-        let larger = capacity * 2
-        let moved = UnsafeMutablePointer<Element>.allocate(capacity: larger)
-        moved.moveInitialize(from: base, count: count)
-        base.deallocate()
-        base = moved
-        capacity = larger
+        (base, capacity) = base.movedToLarger(count: count, capacity: capacity, toHold: count + 1)
     }
 
     /// The element at `position`, counted from the bottom; it must be below `count`.
