@@ -8,6 +8,44 @@
 #include <stdio.h>
 #include <string.h>
 
+// MARK: - XML prescan
+
+static inline int ends_name(unsigned char c) {
+    return c == '>' || c == '/' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+size_t trove_skip_plain_markup(const unsigned char *b, size_t count, size_t start, int *saw_start_tag) {
+    size_t i = start;
+    while (i < count) {
+        const unsigned char *found = memchr(b + i, '<', count - i);
+        if (!found) return count;
+        size_t lt = (size_t)(found - b);
+        size_t k = lt + 1;
+        if (k >= count) return count;
+        unsigned char c = b[k];
+        if (c == '/') {
+            const unsigned char *gt = memchr(b + k, '>', count - k);
+            if (!gt) return count;
+            i = (size_t)(gt - b) + 1;
+            continue;
+        }
+        if (c == '?' || c == '!') return lt;
+        while (k < count && !ends_name(b[k])) k++;
+        if (k < count && b[k] == '>') {
+            *saw_start_tag = 1;
+            i = k + 1;
+            continue;
+        }
+        if (k + 1 < count && b[k] == '/' && b[k + 1] == '>') {
+            *saw_start_tag = 1;
+            i = k + 2;
+            continue;
+        }
+        return lt;
+    }
+    return count;
+}
+
 // MARK: - %.17g
 
 typedef unsigned __int128 u128;

@@ -60,6 +60,40 @@ struct FastPathTests {
         }
     }
 
+    @Test("the prescan's C walk over plain markup finds exactly the edits the Swift walk finds")
+    func prescanSkipMatchesSwiftWalk() {
+        // Documents stitched from fragments where the walk must stop (attributes, `<?`, `<!`,
+        // DOCTYPEs, CDATA, comments, a `<` at the very end, an unterminated end tag) between
+        // plain tags and text, and characters the text may need references for (controls,
+        // U+FFFE, U+FFFF) or not (other characters whose UTF-8 starts with 0xEF).
+        let fragments = [
+            "<dict>", "</dict>", "<key>k</key>", "<string>text &amp; more</string>", "<true/>", "<array/>",
+            "<key q=\">\">x</key>", "<string =\">", "<integer  >5</integer>", "<dict\n>", "<a/ >",
+            "<!-- c -->", "<!--", "<![CDATA[ <x> ]]>", "<?pi x?>", "<!DOCTYPE plist>", "<!DOCTYPE x [ ]>",
+            "<!DOCTYPE plist PUBLIC \"a\" \"b\" extra>", "text", " \n\t", "<>", "< x>", "</unterminated",
+            "<", "é", "<plist version=\"1.0\">", "</plist>", "\u{FF01}", "\u{FFFE}", "\u{FFFF}", "\r\n", "\u{1}",
+        ]
+        var random = SplitMix(seed: 0x9E5C)
+        for round in 0..<3000 {
+            let count = 1 + Int(random.next() % 12)
+            let text = (0..<count).map { _ in fragments[Int(random.next() % UInt64(fragments.count))] }.joined()
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBufferPointer { b in
+                let fast = Result { () throws(PlistError) in try XMLMarkupPrescan(b) }
+                let slow = Result { () throws(PlistError) in try XMLMarkupPrescan(b, skippingPlainMarkup: false) }
+                switch (fast, slow) {
+                case let (.success(f), .success(s)):
+                    #expect(f.edits.map(\.range) == s.edits.map(\.range), "round \(round): \(text.debugDescription)")
+                    #expect(f.edits.map(\.replacement) == s.edits.map(\.replacement), "round \(round)")
+                case let (.failure(f), .failure(s)):
+                    #expect(f.message == s.message, "round \(round)")
+                default:
+                    Issue.record("round \(round): one walk threw and the other did not: \(text.debugDescription)")
+                }
+            }
+        }
+    }
+
     @Test("binary uniquing keeps exactly-different scalars apart and merges identical ones")
     func uniquingIdentity() throws {
         let composed = PlistValue.string("é")

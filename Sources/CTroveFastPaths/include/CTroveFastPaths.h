@@ -33,4 +33,13 @@ int trove_parse_decimal(const unsigned char *text, size_t count, double *out);
 /// word-at-a-time Swift version took several instructions per byte.
 size_t trove_first_control_or_ef(const unsigned char *bytes, size_t count);
 
+/// The XML prescan's walk over markup that needs nothing from it, from `start`: end tags (up to
+/// their first `>`), start tags that are a name alone (`<name>`, `<name/>`) and the text between
+/// them. Returns the position of the first `<` that opens anything else (`<?`, `<!`, a tag with
+/// more than its name), or `count` when the rest of the document is plain (a `<` as the last byte
+/// or an end tag without `>` included: the prescan stops there too). Sets `*saw_start_tag` to 1
+/// when it passed a start tag. Only for documents without control characters, whose text the
+/// prescan must otherwise look at.
+size_t trove_skip_plain_markup(const unsigned char *b, size_t count, size_t start, int *saw_start_tag);
+
 #endif

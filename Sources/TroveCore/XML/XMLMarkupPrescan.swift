@@ -24,13 +24,22 @@ struct XMLMarkupPrescan {
     private(set) var edits: [(range: Range<Int>, replacement: [UInt8])] = []
 
     /// Scans `b` (UTF-8). Throws `.syntax` for a DOCTYPE with an internal subset.
-    init(_ b: UnsafeBufferPointer<UInt8>) throws(PlistError) {
+    /// `skippingPlainMarkup: false` looks at every tag in Swift, for tests of the C fast path.
+    init(_ b: UnsafeBufferPointer<UInt8>, skippingPlainMarkup: Bool = true) throws(PlistError) {
         guard b.baseAddress != nil else { return }
         var i = 0
         let n = b.count
-        let hasControls = Self.containsControlOrEF(b)
+        let hasControls = skippingPlainMarkup ? Self.needsTextEdits(b) : Self.containsControlOrEF(b)
         var insideRoot = false
         while i < n {
+            if skippingPlainMarkup, !hasControls, let base = b.baseAddress {
+                // Plain tags and the text between them need nothing here; C walks past them
+                // (with memchr) to the next piece of markup the loop below must look at.
+                var sawStartTag: Int32 = 0
+                i = trove_skip_plain_markup(base, n, i, &sawStartTag)
+                if sawStartTag != 0 { insideRoot = true }
+                if i >= n { break }
+            }
             let textStart = i
             let found = Self.findNear(b, UInt8(ascii: "<"), from: i)
             let lt = found ?? n
@@ -122,6 +131,19 @@ struct XMLMarkupPrescan {
     }
 
     // MARK: Scanning helpers
+
+    /// Whether some text of `b` needs a character reference: a C0 control other than tab and
+    /// newline, or U+FFFE or U+FFFF. Other characters that start with the byte 0xEF (U+F000...,
+    /// fullwidth forms among them) are common in real text and need nothing.
+    static func needsTextEdits(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var k = 0
+        while let hit = firstControlOrEF(b, from: k, to: b.count) {
+            if b[hit] != 0xEF { return true }
+            if hit + 2 < b.count, b[hit + 1] == 0xBF, b[hit + 2] == 0xBE || b[hit + 2] == 0xBF { return true }
+            k = hit + 1
+        }
+        return false
+    }
 
     /// Whether `b` holds a C0 control other than tab and newline, or the byte 0xEF (which starts
     /// U+FFFE and U+FFFF).
