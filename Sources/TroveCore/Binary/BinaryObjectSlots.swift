@@ -5,6 +5,9 @@
 /// every reference it follows, and each array write paid a uniqueness check and a bounds check,
 /// and touched three cache lines where one slot touches one.
 ///
+/// The setters write through the pointer and so are not `mutating`: the type is non-copyable, so
+/// its one owner is the only code that can reach the slots.
+///
 /// Invariant: every index passed in is below `count`. The scanner only uses indices that
 /// ``BinaryObjectLookup/reference(at:)`` or the trailer validated against the object count, so
 /// the accessors do not check again.
