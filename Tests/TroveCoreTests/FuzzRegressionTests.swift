@@ -107,6 +107,33 @@ struct FuzzRegressionTests {
     }
 }
 
+extension FuzzRegressionTests {
+    @Test("XML: a comment holding `--` ends at its first `-->` for libxml2 as for CF, so markup after it is read alike")
+    func xmlCommentWithDoubleHyphens() throws {
+        // Found by the fuzz pass: libxml2 ended such a comment elsewhere than CF (at the `-->` of
+        // a later `</di---->`), the reader accepted the file, and its lossless rewrite wrote
+        // `</dict>` there, leaving a comment no reader could close. CF refuses the file (the end
+        // tag does not match), and so does the reader now.
+        let bytes = try #require(Self.inputs.first { $0.name == "comment-double-hyphen-hides-end-tag.plist" }).bytes
+        do {
+            _ = try Plist.read(Data(bytes))
+            Issue.record("the mismatched end tag after the comment was accepted")
+        } catch {
+            #expect(error.code == .syntax)
+            #expect(error.message.contains("di----"))
+        }
+        // Comments CF reads: `--` inside, a body ending in `-`. Values as CF reads them, and the
+        // file comes back byte for byte.
+        for text in ["<plist><dict><key>k</key><string>v</string><!-- a -- b -----></dict></plist>",
+                     "<plist><!-- x --->\n<string>a</string><!-- -- --></plist>",
+                     "<!-- -- --><plist><true/></plist>"] {
+            let document = try Plist.read(Data(text.utf8))
+            #expect(try [UInt8](Plist.write(document)) == Array(text.utf8), "\(text)")
+        }
+        #expect(try Plist.read(Data("<plist><!-- a -- b -----><integer>5</integer></plist>".utf8)).value == 5)
+    }
+}
+
 /// The checks of the fuzz targets, returning what went wrong instead of trapping.
 enum FuzzReplay {
     struct Outcome: Sendable {

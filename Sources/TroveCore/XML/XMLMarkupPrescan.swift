@@ -64,7 +64,12 @@ struct XMLMarkupPrescan {
                 i = Self.find(b, "?>", from: i + 1).map { $0 + 2 } ?? n
             } else if c == UInt8(ascii: "!") {
                 if Self.matches(b, "!--", at: i) {
-                    i = Self.find(b, "-->", from: i + 3).map { $0 + 3 } ?? n
+                    guard let end = Self.find(b, "-->", from: i + 3) else {
+                        i = n
+                        continue
+                    }
+                    blankDoubleHyphens(b, in: (i + 3)..<end)
+                    i = end + 3
                 } else if Self.matches(b, "![CDATA[", at: i) {
                     i = Self.find(b, "]]>", from: i + 8).map { $0 + 3 } ?? n
                 } else if !insideRoot, Self.matches(b, "!DOCTYPE", at: i) {
@@ -110,6 +115,22 @@ struct XMLMarkupPrescan {
                 }
                 i = end + 1
             }
+        }
+    }
+
+    /// CF ends a comment at its first `-->` and takes anything before it. XML forbids `--` in a
+    /// comment and a body ending in `-`, and libxml2 then ends the comment elsewhere or not at
+    /// all, so the two would disagree on what is markup after it (a rewrite could even turn the
+    /// document unreadable). Each hyphen that starts such a pair in the body becomes a space,
+    /// which changes only the comment's text.
+    private mutating func blankDoubleHyphens(_ b: UnsafeBufferPointer<UInt8>, in body: Range<Int>) {
+        let hyphen = UInt8(ascii: "-")
+        var k = body.lowerBound
+        while k < body.upperBound {
+            if b[k] == hyphen, k + 1 == body.upperBound || b[k + 1] == hyphen {
+                edits.append((k..<(k + 1), [UInt8(ascii: " ")]))
+            }
+            k += 1
         }
     }
 
