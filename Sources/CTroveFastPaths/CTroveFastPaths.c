@@ -1,4 +1,4 @@
-// Both functions live in this one file on purpose: valgrind 3.19 (the callgrind used to tune
+// Every C fast path lives in this one file on purpose: valgrind 3.19 (the callgrind used to tune
 // the codecs) cannot read the DWARF 5 string offsets of a binary with more than one C unit.
 
 #include "CTroveFastPaths.h"

@@ -1,5 +1,3 @@
-import CTroveFastPaths
-
 /// The JSON grammar over validated UTF-8 text, with containers under construction on the
 /// explicit stack of a ``TextTreeBuilder``, so that nesting is bounded by the limits, never by
 /// the call stack.
@@ -332,12 +330,8 @@ struct JSONParser {
         if !isReal, let integer = Self.integer(negative: negative, digits: text[integerStart..<integerEnd]) {
             return .integer(integer)
         }
-        var fast = 0.0
-        if let base = text.baseAddress, trove_parse_decimal(base + start, pos - start, &fast) != 0 {
-            return .real(PlistReal(fast))
-        }
-        let spelling = String(decoding: UnsafeBufferPointer(rebasing: text[start..<pos]), as: UTF8.self)
-        guard let real = Double(spelling), real.isFinite else {
+        guard let real = DecimalReal.value(of: UnsafeBufferPointer(rebasing: text[start..<pos])), real.isFinite else {
+            let spelling = String(decoding: UnsafeBufferPointer(rebasing: text[start..<pos]), as: UTF8.self)
             throw fail(.badReal, at: start, "number \(spelling) is too large for a double")
         }
         return .real(PlistReal(real))

@@ -131,11 +131,16 @@ struct XMLLayoutScanner: ~Copyable {
             note.endTag = bytes(endTag)
             note.closing = bytes(closing)
             if let content {
-                note.content = Array(b[content])
+                note.content = bytes(content)
                 note.spelledValue = value
             }
             return note
         }
+    }
+
+    /// Keeps the note for node `index` when it differs from the canonical spelling at all.
+    private mutating func record(_ differences: NodeDifferences, at index: Int, value: PlistValue) {
+        if !differences.isEmpty { layout.notes[index] = differences.note(in: b, value: value) }
     }
 
     // MARK: Nodes
@@ -216,7 +221,7 @@ struct XMLLayoutScanner: ~Copyable {
         default:
             guard scanScalarBody(value, name: expected, tag: tag, selfClosing: selfClosing, depth: depth, note: &note)
             else { return .failed }
-            if !note.isEmpty { layout.notes[index] = note.note(in: b, value: value) }
+            record(note, at: index, value: value)
             return .scanned
         }
         if selfClosing || cursor.count == 0 {
@@ -225,7 +230,7 @@ struct XMLLayoutScanner: ~Copyable {
                 guard cursor.count == 0 else { return .failed }
                 layout.containers[index] = XMLContainerShape(
                     isDictionary: cursor.isDictionary, childCount: 0, subtreeSize: 1)
-                if !note.isEmpty { layout.notes[index] = note.note(in: b, value: value) }
+                record(note, at: index, value: value)
                 return .scanned
             }
         } else if !Self.isTag(tag, opening: "<", name: expected, closing: ">") {
@@ -405,7 +410,7 @@ struct XMLLayoutScanner: ~Copyable {
         }
         guard scanScalarBody(.string(key), name: "key", tag: tag, selfClosing: selfClosing, depth: depth, note: &note)
         else { return false }
-        if !note.isEmpty { layout.notes[index] = note.note(in: b, value: .string(key)) }
+        record(note, at: index, value: .string(key))
         return true
     }
 

@@ -49,8 +49,7 @@ struct XMLMarkupPrescan {
                     let c = b[hit]
                     if c != 0xEF {
                         edits.append((hit..<(hit + 1), Array("&#\(c);".utf8)))
-                    } else if hit + 2 < lt, b[hit + 1] == 0xBF, b[hit + 2] == 0xBE || b[hit + 2] == 0xBF {
-                        // U+FFFE and U+FFFF: Unicode scalars CF keeps, characters XML forbids.
+                    } else if Self.isFFFEOrFFFF(b, at: hit, before: lt) {
                         edits.append((hit..<(hit + 3), Array("&#\(b[hit + 2] == 0xBE ? 65534 : 65535);".utf8)))
                     }
                     k = hit + 1
@@ -160,14 +159,21 @@ struct XMLMarkupPrescan {
         var k = 0
         while let hit = firstControlOrEF(b, from: k, to: b.count) {
             if b[hit] != 0xEF { return true }
-            if hit + 2 < b.count, b[hit + 1] == 0xBF, b[hit + 2] == 0xBE || b[hit + 2] == 0xBF { return true }
+            if Self.isFFFEOrFFFF(b, at: hit, before: b.count) { return true }
             k = hit + 1
         }
         return false
     }
 
+    /// Whether the 0xEF at `position` starts U+FFFE or U+FFFF within `..<end`: Unicode scalars CF
+    /// keeps, characters XML forbids.
+    @inline(__always)
+    static func isFFFEOrFFFF(_ b: UnsafeBufferPointer<UInt8>, at position: Int, before end: Int) -> Bool {
+        position + 2 < end && b[position + 1] == 0xBF && (b[position + 2] == 0xBE || b[position + 2] == 0xBF)
+    }
+
     /// Whether `b` holds a C0 control other than tab and newline, or the byte 0xEF (which starts
-    /// U+FFFE and U+FFFF).
+    /// U+FFFE and U+FFFF). The walk without the C fast path uses it, for tests of that path.
     static func containsControlOrEF(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         firstControlOrEF(b, from: 0, to: b.count) != nil
     }

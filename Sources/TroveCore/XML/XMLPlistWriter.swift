@@ -36,9 +36,7 @@ public struct XMLPlistWriter: Sendable {
     ///   `.depthLimit` beyond ``maxDepth``, `.badEncoding` when the layout's 8-bit encoding
     ///   cannot hold a character of the value.
     public func write(_ value: PlistValue, layout: XMLLayout? = nil) throws(PlistError) -> [UInt8] {
-        var emitter = XMLEmitter(layout: layout, maxDepth: maxDepth)
-        emitter.meter = LimitMeter(limits: limits)
-        try emitter.writeDocument(value)
+        let emitter = try emit(value, layout: layout)
         guard let layout, layout.encoding != .standard else { return emitter.out.array }
         return try XMLTranscoder.encode(emitter.out.array, as: layout.encoding)
     }
@@ -47,10 +45,16 @@ public struct XMLPlistWriter: Sendable {
     /// transcoded as ``write(_:layout:)`` does), so that `Plist.write` does not copy it twice.
     func writeData(_ value: PlistValue, layout: XMLLayout? = nil) throws(PlistError) -> Data {
         if let layout, layout.encoding != .standard { return Data(try write(value, layout: layout)) }
+        let emitter = try emit(value, layout: layout)
+        return emitter.out.data()
+    }
+
+    /// The UTF-8 document, in the emitter's buffer.
+    private func emit(_ value: PlistValue, layout: XMLLayout?) throws(PlistError) -> XMLEmitter {
         var emitter = XMLEmitter(layout: layout, maxDepth: maxDepth)
         emitter.meter = LimitMeter(limits: limits)
         try emitter.writeDocument(value)
-        return emitter.out.data()
+        return emitter
     }
 }
 

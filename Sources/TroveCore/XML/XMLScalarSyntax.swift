@@ -1,5 +1,3 @@
-import CTroveFastPaths
-
 /// Parsing of the text inside `<integer>`, `<real>`, `<date>` and `<data>`, following the rules of
 /// CoreFoundation's XML property-list scanner (`CFPropertyList.c`) rather than any stricter
 /// grammar, so that every document Apple reads is read the same way here.
@@ -138,16 +136,8 @@ enum XMLScalarSyntax {
             }
             if exponentDigits > 0 { i = j }
         }
-        guard mantissaDigits > 0, i == b.count else {
-            throw Failure(code: .badReal, message: "<real> is not a number")
-        }
-        // Exact integer arithmetic for the usual numbers; `strtod` (through `Double(_:)`, which
-        // also made a String per number) for the rest. Both round correctly, so they agree.
-        var fast = 0.0
-        if let base = b.baseAddress, trove_parse_decimal(base + start, b.count - start, &fast) != 0 {
-            return fast
-        }
-        guard let value = Double(String(decoding: UnsafeBufferPointer(rebasing: b[start...]), as: UTF8.self)) else {
+        guard mantissaDigits > 0, i == b.count, let value = DecimalReal.value(of: UnsafeBufferPointer(rebasing: b[start...]))
+        else {
             throw Failure(code: .badReal, message: "<real> is not a number")
         }
         return value
