@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveTestSupport
 @testable import TroveCore
 
 /// The value as Foundation property-list objects.
@@ -246,5 +247,47 @@ struct BinaryWriterTests {
         }
         guard case .array(let inner) = value else { return }
         #expect(try readBinary(try BinaryPlistWriter().write(inner[0])).value == inner[0])
+    }
+
+    @Test("the plain encoder writes what the planner writes without notes, byte for byte")
+    func plainEncoderMatchesPlanner() throws {
+        var g = SplitMix(seed: 0xB1_7E_57)
+        var documents: [PlistValue] = []
+        for round in 0..<400 {
+            var value = XMLWriterTests.randomValue(&g, depth: 5)
+            // Values only binary holds, repeats (booleans and UIDs are appended per occurrence),
+            // and a subtree shared by identity, which is written once per place it appears.
+            let extras: [PlistValue] = [.uid(g.next() % 300), .null, .bool(true), .bool(true), .uid(7), .uid(7)]
+            value = [value, extras[Int(g.next() % 6)], value, .dictionary(["k\(round % 7)": value, "x": extras[round % 6]])]
+            documents.append(value)
+        }
+        documents.append(.string("top-level scalar"))
+        documents.append(.array((0..<70_000).map { .integer(PlistInteger(Int64($0 % 40_000))) }))
+        for document in documents {
+            let plain = try BinaryPlistWriter().write(document)
+            let planned = try BinaryPlistWriter().encodeThroughPlanner(document, layout: nil).array
+            #expect(plain == planned)
+        }
+    }
+
+    @Test("the plain encoder refuses what the planner refuses: depth and expansion limits")
+    func plainEncoderLimits() throws {
+        var shared: PlistValue = .array((0..<10).map { .integer(PlistInteger(Int64($0))) })
+        for _ in 0..<6 { shared = .array(Array(repeating: shared, count: 10)) }
+        let limits = PlistLimits(maxExpandedValues: 1_000_000)
+        var codes: [PlistError.Code] = []
+        do {
+            _ = try BinaryPlistWriter(limits: limits).write(shared)
+            Issue.record("the plain encoder wrote a value expanding to 11 million values")
+        } catch {
+            codes.append(error.code)
+        }
+        do {
+            _ = try BinaryPlistWriter(limits: limits).encodeThroughPlanner(shared, layout: nil)
+            Issue.record("the planner wrote a value expanding to 11 million values")
+        } catch {
+            codes.append(error.code)
+        }
+        #expect(codes == [.expansionLimit, .expansionLimit])
     }
 }

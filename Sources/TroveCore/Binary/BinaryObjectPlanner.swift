@@ -9,7 +9,7 @@ import Foundation
 /// tries the object index its note names: it takes the index when the index is still free, or
 /// shares it when the index already holds an equal value (a shared object). Everything else is
 /// new and is appended after the noted objects, CF-style.
-struct BinaryObjectPlanner {
+struct BinaryObjectPlanner: ~Copyable {
     /// What a planned object holds.
     enum Content {
         /// A string, number, date, data, bool, UID or null, in `Slot.value`.
@@ -48,9 +48,10 @@ struct BinaryObjectPlanner {
     /// Walk position of each noted object's first visit (whose subtree describes its children).
     private var firstVisit: [Int]
     private var newObjectCount = 0
-    /// Exact-value index of scalar slots, built on the first new scalar so that an unchanged
-    /// rewrite hashes nothing.
-    private var uniqued: ScalarUniquingTable?
+    /// Exact-value index of scalar slots, filled on the first new scalar (`uniquingBuilt`) so
+    /// that an unchanged rewrite hashes nothing.
+    private var uniqued = ScalarUniquingTable()
+    private var uniquingBuilt = false
 
     init(layout: BinaryLayout?, maxDepth: Int) {
         self.layout = layout
@@ -176,8 +177,8 @@ struct BinaryObjectPlanner {
             }
         }
         if !value.isContainer {
-            if uniqued == nil { buildUniquingIndex() }
-            switch uniqued?.lookup(value, in: slots) {
+            if !uniquingBuilt { buildUniquingIndex() }
+            switch uniqued.lookup(value, scalarAt: { slots[$0].value }) {
             case .found(let existing):
                 switch value {
                 case .bool, .uid:
@@ -190,7 +191,7 @@ struct BinaryObjectPlanner {
             case .absent(let hash):
                 let slot = slots.count
                 slots.append(Slot(order: nextNewOrder(), value: value, content: .scalar))
-                uniqued?.insert(slot, hash: hash)
+                uniqued.insert(slot, hash: hash)
                 return slot
             case nil:
                 preconditionFailure("a scalar always has a uniquing hash")
@@ -244,7 +245,9 @@ struct BinaryObjectPlanner {
             return nil
         default:
             slots.append(Slot(order: order, value: value, content: .scalar, note: note))
-            if case .absent(let hash)? = uniqued?.lookup(value, in: slots) { uniqued?.insert(slot, hash: hash) }
+            if uniquingBuilt, case .absent(let hash)? = uniqued.lookup(value, scalarAt: { slots[$0].value }) {
+                uniqued.insert(slot, hash: hash)
+            }
             return slot
         }
     }
@@ -333,12 +336,14 @@ struct BinaryObjectPlanner {
     }
 
     private mutating func buildUniquingIndex() {
-        var index = ScalarUniquingTable(minimumCapacity: slots.count)
-        for (slot, planned) in slots.enumerated() {
-            guard case .scalar = planned.content, case .absent(let hash)? = index.lookup(planned.value, in: slots) else { continue }
-            index.insert(slot, hash: hash)
+        uniquingBuilt = true
+        uniqued = ScalarUniquingTable(minimumCapacity: slots.count)
+        for slot in slots.indices {
+            guard case .scalar = slots[slot].content,
+                case .absent(let hash)? = uniqued.lookup(slots[slot].value, scalarAt: { slots[$0].value })
+            else { continue }
+            uniqued.insert(slot, hash: hash)
         }
-        uniqued = index
     }
 
     // MARK: - Matching notes to values

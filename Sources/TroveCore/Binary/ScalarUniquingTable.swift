@@ -3,24 +3,32 @@ import Foundation
 /// The binary writer's index of scalar slots by exact value, so that equal strings, numbers,
 /// dates and data become one object.
 ///
-/// The table stores only slot numbers and each slot's full hash: a scalar is hashed once,
-/// resizing reuses the stored hashes, and candidates are compared against the planner's own
-/// slots. Scalars are hashed with ``SeededByteHash``, several times cheaper than the standard
-/// library's SipHash `Hasher`; the probes are budgeted (eight per lookup plus a constant), and a
-/// table whose hash is being defeated by crafted input rehashes every entry with `Hasher` and
-/// goes on with that, so no input makes uniquing quadratic.
+/// The table stores only slot numbers and the low 32 bits of each slot's hash: a scalar is
+/// hashed once, resizing reuses the stored hashes, and candidates are compared against the
+/// caller's own storage (the planner's slots, the plain encoder's list of scalars), which
+/// `scalarAt` reads. Scalars are hashed with ``SeededByteHash``, several times cheaper than the
+/// standard library's SipHash `Hasher`; the probes are budgeted (eight per lookup plus a
+/// constant), and a table whose hash is being defeated by crafted input rehashes every entry with
+/// `Hasher` and goes on with that, so no input makes uniquing quadratic.
 ///
-/// Invariants: `buckets.count` is a power of two and at least twice `count`, so linear probing
-/// always meets an empty bucket (slot -1); a bucket holds a slot index into the slots passed to
-/// ``lookup(_:in:)`` next to that slot's hash under the current hash function, so a probe
-/// touches one cache line, not two.
-struct ScalarUniquingTable {
+/// The buckets sit behind a pointer, so probing and inserting pay no uniqueness or bounds checks
+/// (an `Array` of buckets spent a third of an insert on them); the type is non-copyable, so
+/// exactly one owner frees them.
+///
+/// Invariants: `bucketCount` is a power of two and at least twice `count`, so linear probing
+/// always meets an empty bucket (slot `UInt32.max`); a bucket holds a slot index into the
+/// storage `scalarAt` reads next to the low bits of that slot's hash under the current hash
+/// function, eight bytes in all, so a probe touches one cache line.
+struct ScalarUniquingTable: ~Copyable {
     private struct Bucket {
-        var slot: Int
-        var hash: Int
+        var slot: UInt32
+        var hash: UInt32
+
+        static let empty = Bucket(slot: .max, hash: 0)
+        var isEmpty: Bool { slot == .max }
     }
 
-    /// What ``lookup(_:in:)`` found.
+    /// What ``lookup(_:scalarAt:)`` found.
     enum Lookup {
         /// The slot already holding an identical scalar.
         case found(Int)
@@ -28,7 +36,8 @@ struct ScalarUniquingTable {
         case absent(hash: Int)
     }
 
-    private var buckets: [Bucket]
+    private var buckets: UnsafeMutablePointer<Bucket>
+    private var bucketCount: Int
     private(set) var count = 0
     private let seed: UInt64
     /// True once the probe budget ran out and every hash became a `Hasher` hash.
@@ -40,32 +49,44 @@ struct ScalarUniquingTable {
     init(minimumCapacity: Int = 0, seed: UInt64 = SeededByteHash.processSeed) {
         var size = 16
         while size < 2 * minimumCapacity { size &*= 2 }
-        buckets = Array(repeating: Bucket(slot: -1, hash: 0), count: size)
+        bucketCount = size
+        buckets = Self.emptyBuckets(size)
         self.seed = seed
+    }
+
+    deinit { buckets.deallocate() }
+
+    private static func emptyBuckets(_ count: Int) -> UnsafeMutablePointer<Bucket> {
+        let buckets = UnsafeMutablePointer<Bucket>.allocate(capacity: count)
+        buckets.initialize(repeating: .empty, count: count)
+        return buckets
     }
 
     /// Finds the slot holding a scalar identical to `value`; nil for containers, which are
     /// never uniqued.
     @inline(__always)
-    mutating func lookup(_ value: PlistValue, in slots: [BinaryObjectPlanner.Slot]) -> Lookup? {
+    mutating func lookup(_ value: PlistValue, scalarAt: (Int) -> PlistValue) -> Lookup? {
         guard let hash = hash(value) else { return nil }
         probeBudget &+= 8
-        let mask = buckets.count &- 1
+        let mask = bucketCount &- 1
+        let tag = UInt32(truncatingIfNeeded: hash)
         var bucket = hash & mask
         while true {
             let entry = buckets[bucket]
-            if entry.slot < 0 { return .absent(hash: hash) }
-            if entry.hash == hash && Self.identical(slots[entry.slot].value, value) { return .found(entry.slot) }
+            if entry.isEmpty { return .absent(hash: hash) }
+            if entry.hash == tag && Self.identical(scalarAt(Int(entry.slot)), value) { return .found(Int(entry.slot)) }
             probeBudget &-= 1
-            if probeBudget < 0 && !usesSipHash { return switchToSipHash(thenLookUp: value, in: slots) }
+            if probeBudget < 0 && !usesSipHash { return switchToSipHash(thenLookUp: value, scalarAt: scalarAt) }
             bucket = (bucket &+ 1) & mask
         }
     }
 
-    /// Records `slot` under the hash ``lookup(_:in:)`` returned for it.
+    /// Records `slot` (below `UInt32.max`) under the hash ``lookup(_:scalarAt:)`` returned for it.
+    @inline(__always)
     mutating func insert(_ slot: Int, hash: Int) {
-        if 2 * (count + 1) > buckets.count { grow() }
-        place(slot, hash: hash)
+        precondition(slot >= 0 && slot < Int(UInt32.max), "uniquing slot out of range")
+        if 2 * (count + 1) > bucketCount { grow() }
+        place(Bucket(slot: UInt32(truncatingIfNeeded: slot), hash: UInt32(truncatingIfNeeded: hash)))
         count += 1
     }
 
@@ -77,32 +98,35 @@ struct ScalarUniquingTable {
 
     @inline(never)
     private mutating func switchToSipHash(
-        thenLookUp value: PlistValue, in slots: [BinaryObjectPlanner.Slot]
+        thenLookUp value: PlistValue, scalarAt: (Int) -> PlistValue
     ) -> Lookup? {
         usesSipHash = true
-        let old = buckets
-        buckets = Array(repeating: Bucket(slot: -1, hash: 0), count: old.count)
-        for entry in old where entry.slot >= 0 {
-            place(entry.slot, hash: Self.sipHash(slots[entry.slot].value) ?? 0)
-        }
-        return lookup(value, in: slots)
+        rebuild(size: bucketCount) { Bucket(slot: $0.slot, hash: UInt32(truncatingIfNeeded: Self.sipHash(scalarAt(Int($0.slot))) ?? 0)) }
+        return lookup(value, scalarAt: scalarAt)
     }
 
     @inline(__always)
-    private mutating func place(_ slot: Int, hash: Int) {
-        let mask = buckets.count &- 1
-        var bucket = hash & mask
-        while buckets[bucket].slot >= 0 { bucket = (bucket &+ 1) & mask }
-        buckets[bucket] = Bucket(slot: slot, hash: hash)
+    private mutating func place(_ entry: Bucket) {
+        let mask = bucketCount &- 1
+        var bucket = Int(entry.hash) & mask
+        while !buckets[bucket].isEmpty { bucket = (bucket &+ 1) & mask }
+        buckets[bucket] = entry
     }
 
     /// Doubles the table, reusing the stored hashes.
+    @inline(never)
     private mutating func grow() {
+        rebuild(size: bucketCount * 2) { $0 }
+    }
+
+    /// Moves every entry, as `rehashed` makes it, into `size` new buckets.
+    private mutating func rebuild(size: Int, _ rehashed: (Bucket) -> Bucket) {
         let old = buckets
-        buckets = Array(repeating: Bucket(slot: -1, hash: 0), count: old.count * 2)
-        for entry in old where entry.slot >= 0 {
-            place(entry.slot, hash: entry.hash)
-        }
+        let oldCount = bucketCount
+        buckets = Self.emptyBuckets(size)
+        bucketCount = size
+        for i in 0..<oldCount where !old[i].isEmpty { place(rehashed(old[i])) }
+        old.deallocate()
     }
 
     // MARK: - Identity and the two hashes

@@ -105,6 +105,30 @@ struct ByteBuffer: ~Copyable {
         append(contentsOf: encoded)
     }
 
+    /// Appends the low `width` bytes (1...8) of `value`, most significant first, with one store:
+    /// room for eight is made so that the store never needs to be split.
+    @inline(__always)
+    mutating func appendBigEndian(_ value: UInt64, width: Int) {
+        if 8 > capacity - count { grow(toHold: count + 8) }
+        UnsafeMutableRawPointer(storage + count).storeBytes(of: (value << UInt64(64 - 8 * width)).bigEndian, as: UInt64.self)
+        count += width
+    }
+
+    /// Appends each of `words` as ``appendBigEndian(_:width:)`` would, after `value` turns it
+    /// into the number to write, with room made once for all of them.
+    @inline(__always)
+    mutating func appendBigEndian<Word>(_ words: UnsafeBufferPointer<Word>, width: Int, value: (Word) -> UInt64) {
+        let n = words.count * width
+        if n + 8 > capacity - count { grow(toHold: count + n + 8) }
+        var target = UnsafeMutableRawPointer(storage + count)
+        let shift = UInt64(64 - 8 * width)
+        for word in words {
+            target.storeBytes(of: (value(word) << shift).bigEndian, as: UInt64.self)
+            target += width
+        }
+        count += n
+    }
+
     /// Appends `n` bytes that `body` writes: it must initialize all of them.
     mutating func appendUninitialized(count n: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         guard n > 0 else { return }

@@ -1,0 +1,168 @@
+import Foundation
+
+/// The bytes of single binary-plist objects, shared by the writer's two encoders (the plain one and
+/// the one that follows layout notes): markers with their counts, scalars, references and the
+/// trailer. With a note, a scalar keeps the noted spelling while the value still fits it; without
+/// one, every encoding is CoreFoundation's minimal one.
+extension ByteBuffer {
+    /// Writes a scalar object (anything but an array or a dictionary, which the encoders write
+    /// themselves). `int128HighWord` is asked only when the integer comes out 16 bytes wide: the
+    /// high word a noted 16-byte integer held, which Apple's readers ignore.
+    @inline(__always)
+    mutating func appendBinaryScalar(
+        _ value: PlistValue, note: BinaryLayout.EncodingNote?, int128HighWord: () -> UInt64
+    ) {
+        switch value {
+        case .null: append(0x00)
+        case .bool(let b): append(b ? 0x09 : 0x08)
+        case .integer(let i): appendBinaryInteger(i, note: note, int128HighWord: int128HighWord)
+        case .real(let r):
+            if r.width == .single {
+                append(0x22)
+                appendBigEndian(UInt64(Float(r.value).bitPattern), width: 4)
+            } else {
+                append(0x23)
+                appendBigEndian(r.value.bitPattern, width: 8)
+            }
+        case .date(let d):
+            append(0x33)
+            appendBigEndian(d.secondsSinceReferenceDate.bitPattern, width: 8)
+        case .data(let d):
+            appendBinaryMarker(0x4, count: d.count, note: note)
+            d.withUnsafeBytes { append(contentsOf: $0) }
+        case .string(let s): appendBinaryString(s, note: note)
+        case .uid(let u):
+            var width = u <= 0xFF ? 1 : u <= 0xFFFF ? 2 : u <= 0xFFFF_FFFF ? 4 : 8
+            if let note, note.type == 0x8 {
+                let noted = Int(note.marker & 0x0F) + 1
+                if noted >= 8 || u < UInt64(1) << UInt64(8 * noted) { width = noted }
+            }
+            append(0x80 | UInt8(width - 1))
+            appendBigEndian(u, width: width)
+        case .array, .dictionary:
+            preconditionFailure("containers are written by the encoders")
+        }
+    }
+
+    /// Writes an integer in its noted width when the value still fits it, otherwise minimally:
+    /// 1, 2 or 4 bytes unsigned, 8 bytes signed, 16 bytes for values above `Int64.max`.
+    @inline(__always)
+    private mutating func appendBinaryInteger(
+        _ value: PlistInteger, note: BinaryLayout.EncodingNote?, int128HighWord: () -> UInt64
+    ) {
+        var power: Int
+        if value.isNegative {
+            power = 3
+        } else if value.magnitude <= 0xFF {
+            power = 0
+        } else if value.magnitude <= 0xFFFF {
+            power = 1
+        } else if value.magnitude <= 0xFFFF_FFFF {
+            power = 2
+        } else if value.magnitude <= UInt64(Int64.max) {
+            power = 3
+        } else {
+            power = 4
+        }
+        if let note, note.type == 0x1, note.marker & 0x0F <= 4 {
+            let noted = Int(note.marker & 0x0F)
+            if noted > power && !(value.isNegative && noted == 4) { power = noted }
+        }
+        append(0x10 | UInt8(power))
+        if power == 4 {
+            appendBigEndian(int128HighWord(), width: 8)
+            appendBigEndian(value.bitPattern, width: 8)
+        } else {
+            appendBigEndian(value.bitPattern, width: 1 << power)
+        }
+    }
+
+    /// ASCII (`0x5n`) when every scalar is below 0x80, else UTF-16BE (`0x6n`). A noted UTF-16 or
+    /// UTF-8 flavour is kept; so is a noted ASCII object that held Latin-1 bytes, while every
+    /// scalar stays below 0x100 (CoreFoundation reads such bytes back as Latin-1; other readers
+    /// may not, so only a file that already had them gets them).
+    mutating func appendBinaryString(_ s: String, note: BinaryLayout.EncodingNote?) {
+        let notedType = note?.type
+        // Native strings (every decoded one) are contiguous UTF-8: copied and checked in bulk.
+        var s = s
+        s.makeContiguousUTF8()
+        if notedType == 0x7 {
+            appendBinaryMarker(0x7, count: s.utf8.count, note: note)
+            s.withUTF8 { append(contentsOf: $0) }
+        } else if notedType != 0x6 && Self.isASCII(s) {
+            appendBinaryMarker(0x5, count: s.utf8.count, note: note)
+            s.withUTF8 { append(contentsOf: $0) }
+        } else if notedType == 0x5 && note?.holdsLatin1 == true && s.unicodeScalars.allSatisfy({ $0.value < 0x100 }) {
+            appendBinaryMarker(0x5, count: s.unicodeScalars.count, note: note)
+            for scalar in s.unicodeScalars { append(UInt8(truncatingIfNeeded: scalar.value)) }
+        } else {
+            let units = s.utf16.count
+            appendBinaryMarker(0x6, count: units, note: notedType == 0x6 ? note : nil)
+            appendUninitialized(count: 2 * units) { buffer in
+                // `utf16` yields exactly `units` code units, so every store is inside the
+                // 2 * units bytes being appended.
+                var i = 0
+                for unit in s.utf16 {
+                    buffer[i] = UInt8(truncatingIfNeeded: unit >> 8)
+                    buffer[i + 1] = UInt8(truncatingIfNeeded: unit)
+                    i += 2
+                }
+            }
+        }
+    }
+
+    /// Whether every byte of the UTF-8 of `s` is below 0x80.
+    private static func isASCII(_ s: String) -> Bool {
+        s.utf8.withContiguousStorageIfAvailable { UnsafeRawBufferPointer($0).isASCII } ?? s.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    /// A type nibble with its count: inline below 15, else nibble 0xF and an integer object,
+    /// keeping the noted spelling while the count fits it.
+    @inline(__always)
+    mutating func appendBinaryMarker(_ type: UInt8, count: Int, note: BinaryLayout.EncodingNote?) {
+        let notedExtension = note?.type == type ? note?.extendedCountMarker : nil
+        if let marker = notedExtension {
+            let power = Int(marker & 0x0F)
+            if power >= 3 || count < 1 << (8 << power) {
+                append(type << 4 | 0x0F)
+                append(marker)
+                appendBigEndian(UInt64(count), width: 1 << power)
+                return
+            }
+        }
+        if count < 15 && notedExtension == nil {
+            append(type << 4 | UInt8(count))
+            return
+        }
+        append(type << 4 | 0x0F)
+        let power = count <= 0xFF ? 0 : count <= 0xFFFF ? 1 : count <= 0xFFFF_FFFF ? 2 : 3
+        append(0x10 | UInt8(power))
+        appendBigEndian(UInt64(count), width: 1 << power)
+    }
+
+    /// The offset table and the 32-byte trailer after the last object; the object area ends at
+    /// `count`. The offset width is kept from the notes (`notedOffsetSize`) while it can still
+    /// address the table, else the smallest power of two that can.
+    mutating func appendBinaryOffsetTableAndTrailer(
+        offsets: [Int], refSize: Int, topObject: Int, notedOffsetSize: Int?,
+        unusedTrailerBytes: UInt64 = 0, sortVersion: UInt8 = 0
+    ) {
+        let tableOffset = count
+        let offsetSize: Int
+        if let notedOffsetSize, BinaryTrailer.width(notedOffsetSize, canAddress: tableOffset) {
+            offsetSize = notedOffsetSize
+        } else {
+            offsetSize = BinaryTrailer.powerOfTwoWidth(for: tableOffset)
+        }
+        offsets.withUnsafeBufferPointer { offsets in
+            appendBigEndian(offsets, width: offsetSize) { UInt64($0) }
+        }
+        appendBigEndian(unusedTrailerBytes, width: 5)
+        append(sortVersion)
+        append(UInt8(offsetSize))
+        append(UInt8(refSize))
+        appendBigEndian(UInt64(offsets.count), width: 8)
+        appendBigEndian(UInt64(topObject), width: 8)
+        appendBigEndian(UInt64(tableOffset), width: 8)
+    }
+}

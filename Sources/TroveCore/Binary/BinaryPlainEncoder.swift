@@ -1,0 +1,206 @@
+import Foundation
+
+/// Writes a value that has no layout notes, as CoreFoundation's writer does, in one walk over the
+/// value and one pass over a compact list of its objects, rather than through the planner's slots.
+///
+/// CoreFoundation's flatten order is a depth-first pre-order walk in which a dictionary is followed
+/// by all its keys and then by each value's subtree. Numbering objects in that walk gives every node
+/// its object number at the moment it is visited, so a container's references are filled in one by
+/// one as its children are visited:
+/// 1. ``number(_:)`` walks the value, uniques scalars, lists every object (a container's reference
+///    range, or the distinct scalar it writes) and records the references in one flat array,
+///    reserved when the container is visited;
+/// 2. ``emit()`` writes the listed objects in order, then the offset table and trailer.
+/// Booleans and UIDs are listed once per occurrence, as CoreFoundation appends them, while every
+/// reference names the first.
+///
+/// The planner path (``BinaryObjectPlanner``, ``BinaryObjectEncoder``) writes the same bytes for a
+/// value without notes; it copied every value into a slot of about a hundred bytes and sorted
+/// slots into output order, most of a plain write's time.
+///
+/// Invariants: `objects[n]` describes object `n`; a container's references are
+/// `references[first ..< first + count]` (a dictionary's keys, then its values), a scalar's value
+/// is `scalars[first]`; `objects.count` never exceeds `UInt32.max` (``number(_:)`` refuses such a
+/// value), so every reference fits a `UInt32`.
+struct BinaryPlainEncoder: ~Copyable {
+    /// One object of the output.
+    private struct Object {
+        enum Kind: UInt8 { case scalar, array, dictionary }
+        var kind: Kind
+        /// A container's reference count (twice its entries for a dictionary).
+        var count: UInt32
+        /// A container's first reference, or a scalar's index in `scalars`.
+        var first: Int
+    }
+
+    private let maxDepth: Int
+    private var meter: LimitMeter
+    private var objects: [Object] = []
+    /// The references of every container, in visit order.
+    private var references: [UInt32] = []
+    /// One entry per distinct scalar, in the order met, with its object number.
+    private var scalars: [PlistValue] = []
+    private var scalarObjects: [UInt32] = []
+    private var uniqued = ScalarUniquingTable()
+
+    init(limits: PlistLimits) {
+        maxDepth = limits.maxDepth
+        meter = LimitMeter(limits: limits)
+    }
+
+    /// Writes `value` as a complete `bplist00` document.
+    consuming func encode(_ value: PlistValue) throws(PlistError) -> ByteBuffer {
+        try number(value)
+        return emit()
+    }
+
+    // MARK: - Numbering
+
+    /// A container whose children are being visited: an array's elements or a dictionary's values
+    /// (its keys are visited with the dictionary itself).
+    private struct Frame {
+        var children: [PlistValue]
+        var next = 0
+        /// Where the references to `children` start in `references`.
+        var firstReference: Int
+        /// Containers above this one.
+        var depth: Int
+    }
+
+    /// Numbers the objects, lists them and records the references.
+    ///
+    /// The innermost container's frame is a local and only its suspended ancestors are on the
+    /// stack: reading and advancing `stack[last]` for every child cost a bounds and a uniqueness
+    /// check each time.
+    private mutating func number(_ top: PlistValue) throws(PlistError) {
+        guard var frame = try visit(top, depth: 0).children else { return }
+        var stack: [Frame] = []
+        while true {
+            let i = frame.next
+            guard i < frame.children.count else {
+                guard let parent = stack.popLast() else { return }
+                frame = parent
+                continue
+            }
+            frame.next = i + 1
+            let (object, children) = try visit(frame.children[i], depth: frame.depth + 1)
+            references[frame.firstReference + i] = object
+            if let children {
+                stack.append(frame)
+                frame = children
+            }
+        }
+    }
+
+    /// Numbers `value` and, for a container, its keys; returns the object number references to
+    /// `value` name and, for a non-empty container, the frame of its other children.
+    @inline(__always)
+    private mutating func visit(_ value: PlistValue, depth: Int) throws(PlistError) -> (object: UInt32, children: Frame?) {
+        switch value {
+        case .array(let elements):
+            let count = elements.count
+            let first = references.count
+            let object = try newObject(Object(kind: .array, count: UInt32(truncatingIfNeeded: count), first: first))
+            try enter(depth: depth, holding: count)
+            guard count > 0 else { return (object, nil) }
+            references.append(contentsOf: repeatElement(0, count: count))
+            return (object, Frame(children: elements, firstReference: first, depth: depth))
+        case .dictionary(let entries):
+            let count = entries.count
+            let first = references.count
+            let object = try newObject(Object(kind: .dictionary, count: UInt32(truncatingIfNeeded: 2 * count), first: first))
+            try enter(depth: depth, holding: count)
+            guard count > 0 else { return (object, nil) }
+            references.append(contentsOf: repeatElement(0, count: 2 * count))
+            for (i, key) in entries.storage.keys.enumerated() {
+                references[first + i] = try uniquedObject(for: .string(key))
+            }
+            return (object, Frame(children: entries.storage.values.elements, firstReference: first + count, depth: depth))
+        default:
+            return (try uniquedObject(for: value), nil)
+        }
+    }
+
+    /// The object of a scalar: the one an identical scalar already has, or a new one.
+    @inline(__always)
+    private mutating func uniquedObject(for value: PlistValue) throws(PlistError) -> UInt32 {
+        switch uniqued.lookup(value, scalarAt: { scalars[$0] }) {
+        case .found(let index):
+            switch value {
+            case .bool, .uid:
+                // CoreFoundation appends every occurrence as an object of its own, but every
+                // reference names the first.
+                _ = try newObject(Object(kind: .scalar, count: 0, first: index))
+            default: break
+            }
+            return scalarObjects[index]
+        case .absent(let hash):
+            let index = scalars.count
+            let object = try newObject(Object(kind: .scalar, count: 0, first: index))
+            uniqued.insert(index, hash: hash)
+            scalars.append(value)
+            scalarObjects.append(object)
+            return object
+        case nil:
+            preconditionFailure("a scalar always has a uniquing hash")
+        }
+    }
+
+    @inline(__always)
+    private mutating func newObject(_ object: Object) throws(PlistError) -> UInt32 {
+        guard objects.count < Int(UInt32.max) else {
+            throw PlistError(
+                .sizeLimit, format: .binary,
+                "more than \(UInt32.max) objects; the value is too large for one binary plist")
+        }
+        objects.append(object)
+        return UInt32(truncatingIfNeeded: objects.count - 1)
+    }
+
+    /// Checks the nesting of a new container and counts its elements (and the top value itself)
+    /// against the limits, as the planner does.
+    @inline(__always)
+    private mutating func enter(depth: Int, holding elements: Int) throws(PlistError) {
+        guard depth < maxDepth else {
+            throw PlistError(
+                .depthLimit, format: .binary,
+                "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth); Apple's readers would refuse the file")
+        }
+        if let exceeded = meter.countValues(objects.count == 1 ? elements + 1 : elements) {
+            throw meter.limits.error(exceeding: exceeded, format: .binary)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Writes the listed objects in order, then the offset table and trailer.
+    private consuming func emit() -> ByteBuffer {
+        let refSize = BinaryTrailer.powerOfTwoWidth(for: objects.count)
+        var out = ByteBuffer(capacity: 64 + objects.count * 8 + references.count * refSize)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(objects.count)
+        out.append(contentsOf: BinaryTrailer.magic)
+        out.append(UInt8(ascii: "0"))
+        references.withUnsafeBufferPointer { references in
+            for object in objects {
+                offsets.append(out.count)
+                switch object.kind {
+                case .scalar:
+                    out.appendBinaryScalar(scalars[object.first], note: nil, int128HighWord: { 0 })
+                case .array, .dictionary:
+                    let count = Int(object.count)
+                    if object.kind == .array {
+                        out.appendBinaryMarker(0xA, count: count, note: nil)
+                    } else {
+                        out.appendBinaryMarker(0xD, count: count / 2, note: nil)
+                    }
+                    out.appendBigEndian(
+                        UnsafeBufferPointer(rebasing: references[object.first..<object.first + count]), width: refSize
+                    ) { UInt64($0) }
+                }
+            }
+        }
+        out.appendBinaryOffsetTableAndTrailer(offsets: offsets, refSize: refSize, topObject: 0, notedOffsetSize: nil)
+        return out
+    }
+}
