@@ -27,6 +27,25 @@ struct FastPathTests {
         #expect(!PlistKeyOrder.precedes("\u{FFFD}", "𝄞"))
     }
 
+    @Test("the ASCII test finds a high bit at every position of runs of every length up to 40")
+    func asciiScanAtEveryPosition() {
+        for length in 0...40 {
+            var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length + 16)
+            bytes.withUnsafeBytes { #expect(UnsafeRawBufferPointer(rebasing: $0[8..<8 + length]).isASCII) }
+            // Bytes outside the run are never read as part of it.
+            bytes[7] = 0x80
+            bytes[8 + length] = 0xC3
+            bytes.withUnsafeBytes { #expect(UnsafeRawBufferPointer(rebasing: $0[8..<8 + length]).isASCII, "length \(length)") }
+            for position in 0..<length {
+                bytes[8 + position] = 0xE9
+                bytes.withUnsafeBytes {
+                    #expect(!UnsafeRawBufferPointer(rebasing: $0[8..<8 + length]).isASCII, "length \(length), high bit at \(position)")
+                }
+                bytes[8 + position] = UInt8(ascii: "a")
+            }
+        }
+    }
+
     @Test("control-character prescan agrees with a byte-by-byte scan at every position")
     func controlScanMatchesNaive() {
         let interesting: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x41, 0x7F, 0x80, 0xBF, 0xEE, 0xEF, 0xF0]
@@ -141,8 +160,8 @@ struct FastPathTests {
             switch table.lookup(value, scalarAt: { slots[$0].value }) {
             case .found(let slot):
                 #expect(slots[slot].value == value)
-            case .absent(let hash):
-                table.insert(slots.count, hash: hash)
+            case .absent(let insertion):
+                table.insert(slots.count, at: insertion)
                 slots.append(BinaryObjectPlanner.Slot(order: slots.count, value: value, content: .scalar))
             case nil:
                 Issue.record("a string has no hash")

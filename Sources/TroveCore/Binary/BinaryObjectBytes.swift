@@ -82,6 +82,9 @@ extension ByteBuffer {
     /// scalar stays below 0x100 (CoreFoundation reads such bytes back as Latin-1; other readers
     /// may not, so only a file that already had them gets them).
     mutating func appendBinaryString(_ s: String, note: BinaryLayout.EncodingNote?) {
+        // Without a note, ASCII text in contiguous storage (every native string) is checked and
+        // copied in one visit to its bytes.
+        if note == nil, s.utf8.withContiguousStorageIfAvailable({ appendBinaryASCII($0) }) == true { return }
         let notedType = note?.type
         // Native strings (every decoded one) are contiguous UTF-8: copied and checked in bulk.
         var s = s
@@ -109,6 +112,16 @@ extension ByteBuffer {
                 }
             }
         }
+    }
+
+    /// Writes `utf8` as an ASCII string object when every byte is below 0x80; false otherwise,
+    /// having written nothing.
+    @inline(__always)
+    private mutating func appendBinaryASCII(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard UnsafeRawBufferPointer(utf8).isASCII else { return false }
+        appendBinaryMarker(0x5, count: utf8.count, note: nil)
+        append(contentsOf: utf8)
+        return true
     }
 
     /// Whether every byte of the UTF-8 of `s` is below 0x80.

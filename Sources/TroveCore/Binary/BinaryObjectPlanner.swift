@@ -188,10 +188,10 @@ struct BinaryObjectPlanner: ~Copyable {
                 default: break
                 }
                 return existing
-            case .absent(let hash):
+            case .absent(let insertion):
                 let slot = slots.count
                 slots.append(Slot(order: nextNewOrder(), value: value, content: .scalar))
-                uniqued.insert(slot, hash: hash)
+                uniqued.insert(slot, at: insertion)
                 return slot
             case nil:
                 preconditionFailure("a scalar always has a uniquing hash")
@@ -245,8 +245,8 @@ struct BinaryObjectPlanner: ~Copyable {
             return nil
         default:
             slots.append(Slot(order: order, value: value, content: .scalar, note: note))
-            if uniquingBuilt, case .absent(let hash)? = uniqued.lookup(value, scalarAt: { slots[$0].value }) {
-                uniqued.insert(slot, hash: hash)
+            if uniquingBuilt, case .absent(let insertion)? = uniqued.lookup(value, scalarAt: { slots[$0].value }) {
+                uniqued.insert(slot, at: insertion)
             }
             return slot
         }
@@ -340,9 +340,9 @@ struct BinaryObjectPlanner: ~Copyable {
         uniqued = ScalarUniquingTable(minimumCapacity: slots.count)
         for slot in slots.indices {
             guard case .scalar = slots[slot].content,
-                case .absent(let hash)? = uniqued.lookup(slots[slot].value, scalarAt: { slots[$0].value })
+                case .absent(let insertion)? = uniqued.lookup(slots[slot].value, scalarAt: { slots[$0].value })
             else { continue }
-            uniqued.insert(slot, hash: hash)
+            uniqued.insert(slot, at: insertion)
         }
     }
 

@@ -35,13 +35,34 @@ struct BinaryPlainEncoder: ~Copyable {
 
     private let maxDepth: Int
     private var meter: LimitMeter
-    private var objects: [Object] = []
+    private var objects = MovingStack<Object>(capacity: 256)
     /// The references of every container, in visit order.
-    private var references: [UInt32] = []
-    /// One entry per distinct scalar, in the order met, with its object number.
-    private var scalars: [PlistValue] = []
-    private var scalarObjects: [UInt32] = []
+    private var references = MovingStack<UInt32>(capacity: 256)
+    /// About how many bytes the scalar objects take, so that the output is allocated once.
+    private var scalarBytes = 0
+    /// One entry per distinct scalar, in the order met.
+    private var scalars = MovingStack<UniqueScalar>(capacity: 256)
     private var uniqued = ScalarUniquingTable()
+    /// The last string met in each of 512 slots, by representation (see ``stringObject(_:)``).
+    private var recentStrings = [RecentString](repeating: RecentString(), count: 512)
+
+    private struct UniqueScalar {
+        var value: PlistValue
+        var object: UInt32
+    }
+
+    /// The two words a `String` is made of on 64-bit platforms (`unsafeBitCast` traps if the
+    /// sizes ever differ).
+    private struct StringRepresentation: Equatable {
+        var low: UInt64
+        var high: UInt64
+    }
+
+    private struct RecentString {
+        var representation = StringRepresentation(low: 0, high: 0)
+        var object: UInt32 = 0
+        var isFilled = false
+    }
 
     init(limits: PlistLimits) {
         maxDepth = limits.maxDepth
@@ -103,7 +124,7 @@ struct BinaryPlainEncoder: ~Copyable {
             let object = try newObject(Object(kind: .array, count: UInt32(truncatingIfNeeded: count), first: first))
             try enter(depth: depth, holding: count)
             guard count > 0 else { return (object, nil) }
-            references.append(contentsOf: repeatElement(0, count: count))
+            references.push(repeating: 0, count: count)
             return (object, Frame(children: elements, firstReference: first, depth: depth))
         case .dictionary(let entries):
             let count = entries.count
@@ -111,35 +132,61 @@ struct BinaryPlainEncoder: ~Copyable {
             let object = try newObject(Object(kind: .dictionary, count: UInt32(truncatingIfNeeded: 2 * count), first: first))
             try enter(depth: depth, holding: count)
             guard count > 0 else { return (object, nil) }
-            references.append(contentsOf: repeatElement(0, count: 2 * count))
+            references.push(repeating: 0, count: 2 * count)
             for (i, key) in entries.storage.keys.enumerated() {
-                references[first + i] = try uniquedObject(for: .string(key))
+                references[first + i] = try stringObject(key)
             }
             return (object, Frame(children: entries.storage.values.elements, firstReference: first + count, depth: depth))
+        case .string(let string):
+            return (try stringObject(string), nil)
+        case .data(let data):
+            return (try uniquedObject(for: value, estimatedSize: data.count + 5), nil)
         default:
             return (try uniquedObject(for: value), nil)
         }
     }
 
-    /// The object of a scalar: the one an identical scalar already has, or a new one.
+    /// The object of a string, looked up first by the string's representation: a dictionary key
+    /// repeated across many records is usually one shared storage object (the binary reader
+    /// decodes a key object once) or a small string held inline, and two `String` values with the
+    /// same sixteen bytes have the same contents, so a repeat costs one compare instead of a hash,
+    /// a probe and a comparison of code units. A miss goes to the uniquing table, which decides
+    /// exactly; the cache only remembers its answers.
     @inline(__always)
-    private mutating func uniquedObject(for value: PlistValue) throws(PlistError) -> UInt32 {
-        switch uniqued.lookup(value, scalarAt: { scalars[$0] }) {
+    private mutating func stringObject(_ string: String) throws(PlistError) -> UInt32 {
+        let representation = unsafeBitCast(string, to: StringRepresentation.self)
+        let slot = Int(truncatingIfNeeded: SeededByteHash.mix(representation.low ^ (representation.high &* 0x9E37_79B9_7F4A_7C15)) >> 55)
+        if recentStrings[slot].representation == representation && recentStrings[slot].isFilled {
+            return recentStrings[slot].object
+        }
+        let object = try uniquedObject(for: .string(string), estimatedSize: string.utf8.count + 5)
+        recentStrings[slot] = RecentString(representation: representation, object: object, isFilled: true)
+        return object
+    }
+
+    /// The object of a scalar: the one an identical scalar already has, or a new one.
+    /// `estimatedSize` is at least the size of most such objects: the marker, a count of up to
+    /// four bytes, and the payload (UTF-16 text may take more than its UTF-8; the output then
+    /// grows); the callers know it without another switch over the value.
+    @inline(__always)
+    private mutating func uniquedObject(for value: PlistValue, estimatedSize: Int = 9) throws(PlistError) -> UInt32 {
+        switch uniqued.lookup(value, scalarAt: { scalars[$0].value }) {
         case .found(let index):
             switch value {
             case .bool, .uid:
                 // CoreFoundation appends every occurrence as an object of its own, but every
                 // reference names the first.
                 _ = try newObject(Object(kind: .scalar, count: 0, first: index))
+                scalarBytes += 9
             default: break
             }
-            return scalarObjects[index]
-        case .absent(let hash):
+            return scalars[index].object
+        case .absent(let insertion):
             let index = scalars.count
             let object = try newObject(Object(kind: .scalar, count: 0, first: index))
-            uniqued.insert(index, hash: hash)
-            scalars.append(value)
-            scalarObjects.append(object)
+            scalarBytes += estimatedSize
+            uniqued.insert(index, at: insertion)
+            scalars.push(UniqueScalar(value: value, object: object))
             return object
         case nil:
             preconditionFailure("a scalar always has a uniquing hash")
@@ -153,7 +200,7 @@ struct BinaryPlainEncoder: ~Copyable {
                 .sizeLimit, format: .binary,
                 "more than \(UInt32.max) objects; the value is too large for one binary plist")
         }
-        objects.append(object)
+        objects.push(object)
         return UInt32(truncatingIfNeeded: objects.count - 1)
     }
 
@@ -176,17 +223,21 @@ struct BinaryPlainEncoder: ~Copyable {
     /// Writes the listed objects in order, then the offset table and trailer.
     private consuming func emit() -> ByteBuffer {
         let refSize = BinaryTrailer.powerOfTwoWidth(for: objects.count)
-        var out = ByteBuffer(capacity: 64 + objects.count * 8 + references.count * refSize)
+        // Header, objects (a container's marker, count and references), offset table, trailer.
+        let containers = objects.count - scalars.count
+        var out = ByteBuffer(
+            capacity: 8 + scalarBytes + containers * 5 + references.count * refSize + objects.count * 8 + 32)
         var offsets: [Int] = []
         offsets.reserveCapacity(objects.count)
         out.append(contentsOf: BinaryTrailer.magic)
         out.append(UInt8(ascii: "0"))
         references.withUnsafeBufferPointer { references in
-            for object in objects {
+            for position in 0..<objects.count {
+                let object = objects[position]
                 offsets.append(out.count)
                 switch object.kind {
                 case .scalar:
-                    out.appendBinaryScalar(scalars[object.first], note: nil, int128HighWord: { 0 })
+                    out.appendBinaryScalar(scalars[object.first].value, note: nil, int128HighWord: { 0 })
                 case .array, .dictionary:
                     let count = Int(object.count)
                     if object.kind == .array {

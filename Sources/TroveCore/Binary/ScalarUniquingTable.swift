@@ -32,8 +32,15 @@ struct ScalarUniquingTable: ~Copyable {
     enum Lookup {
         /// The slot already holding an identical scalar.
         case found(Int)
-        /// No identical scalar yet; insert the value's slot under this hash.
-        case absent(hash: Int)
+        /// No identical scalar yet; ``insert(_:at:)`` the value's slot here.
+        case absent(Insertion)
+    }
+
+    /// Where a scalar that ``lookup(_:scalarAt:)`` did not find goes: its hash, and the empty
+    /// bucket the probe ended on, which takes the slot unless the table grows first.
+    struct Insertion {
+        var hash: Int
+        fileprivate var bucket: Int
     }
 
     private var buckets: UnsafeMutablePointer<Bucket>
@@ -73,7 +80,7 @@ struct ScalarUniquingTable: ~Copyable {
         var bucket = hash & mask
         while true {
             let entry = buckets[bucket]
-            if entry.isEmpty { return .absent(hash: hash) }
+            if entry.isEmpty { return .absent(Insertion(hash: hash, bucket: bucket)) }
             if entry.hash == tag && Self.identical(scalarAt(Int(entry.slot)), value) { return .found(Int(entry.slot)) }
             probeBudget &-= 1
             if probeBudget < 0 && !usesSipHash { return switchToSipHash(thenLookUp: value, scalarAt: scalarAt) }
@@ -81,12 +88,18 @@ struct ScalarUniquingTable: ~Copyable {
         }
     }
 
-    /// Records `slot` (below `UInt32.max`) under the hash ``lookup(_:scalarAt:)`` returned for it.
+    /// Records `slot` (below `UInt32.max`) where ``lookup(_:scalarAt:)`` said it goes; nothing
+    /// may have been inserted since that lookup.
     @inline(__always)
-    mutating func insert(_ slot: Int, hash: Int) {
+    mutating func insert(_ slot: Int, at insertion: Insertion) {
         precondition(slot >= 0 && slot < Int(UInt32.max), "uniquing slot out of range")
-        if 2 * (count + 1) > bucketCount { grow() }
-        place(Bucket(slot: UInt32(truncatingIfNeeded: slot), hash: UInt32(truncatingIfNeeded: hash)))
+        let entry = Bucket(slot: UInt32(truncatingIfNeeded: slot), hash: UInt32(truncatingIfNeeded: insertion.hash))
+        if 2 * (count + 1) > bucketCount {
+            grow()
+            place(entry)
+        } else {
+            buckets[insertion.bucket] = entry
+        }
         count += 1
     }
 

@@ -1,6 +1,8 @@
 /// The values (or dictionary keys) a reader has finished but not yet placed in their container:
 /// the children of every open container, innermost last. The binary and the XML reader both
-/// build values on one, and the XML reader keeps its pending keys on another.
+/// build values on one, and the XML reader keeps its pending keys on another. The binary plain
+/// encoder keeps its lists of objects and references on them too, for the same reason: appends
+/// and stores without a uniqueness check.
 ///
 /// A reader pushes each finished child here and, when a container closes, moves its children out
 /// in one step. Moving (rather than copying a slice and then truncating) leaves every child's
@@ -37,10 +39,31 @@ struct MovingStack<Element>: ~Copyable {
         (base, capacity) = base.movedToLarger(count: count, capacity: capacity, toHold: count + 1)
     }
 
+    /// Pushes `count` copies of `element`.
+    @inline(__always)
+    mutating func push(repeating element: Element, count n: Int) {
+        if n > capacity - count { (base, capacity) = base.movedToLarger(count: count, capacity: capacity, toHold: count + n) }
+        (base + count).initialize(repeating: element, count: n)
+        count += n
+    }
+
     /// The element at `position`, counted from the bottom; it must be below `count`.
     subscript(position: Int) -> Element {
-        precondition(position >= 0 && position < count, "moving stack index out of range")
-        return base[position]
+        @inline(__always)
+        get {
+            precondition(position >= 0 && position < count, "moving stack index out of range")
+            return base[position]
+        }
+        @inline(__always)
+        set {
+            precondition(position >= 0 && position < count, "moving stack index out of range")
+            base[position] = newValue
+        }
+    }
+
+    /// Calls `body` with the elements, bottom first.
+    func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) -> R) -> R {
+        body(UnsafeBufferPointer(start: base, count: count))
     }
 
     /// Removes and returns the top element; the stack must not be empty.
