@@ -133,23 +133,19 @@ extension ByteBuffer {
     /// keeping the noted spelling while the count fits it.
     @inline(__always)
     mutating func appendBinaryMarker(_ type: UInt8, count: Int, note: BinaryLayout.EncodingNote?) {
-        let notedExtension = note?.type == type ? note?.extendedCountMarker : nil
-        if let marker = notedExtension {
+        if let note, note.type == type, let marker = note.extendedCountMarker {
             let power = Int(marker & 0x0F)
             if power >= 3 || count < 1 << (8 << power) {
-                append(type << 4 | 0x0F)
-                append(marker)
+                appendBigEndian(UInt64(type << 4 | 0x0F) << 8 | UInt64(marker), width: 2)
                 appendBigEndian(UInt64(count), width: 1 << power)
                 return
             }
-        }
-        if count < 15 && notedExtension == nil {
+        } else if count < 15 {
             append(type << 4 | UInt8(count))
             return
         }
-        append(type << 4 | 0x0F)
-        let power = count <= 0xFF ? 0 : count <= 0xFFFF ? 1 : count <= 0xFFFF_FFFF ? 2 : 3
-        append(0x10 | UInt8(power))
+        let power: UInt8 = count <= 0xFF ? 0 : count <= 0xFFFF ? 1 : count <= 0xFFFF_FFFF ? 2 : 3
+        appendBigEndian(UInt64(type << 4 | 0x0F) << 8 | UInt64(0x10 | power), width: 2)
         appendBigEndian(UInt64(count), width: 1 << power)
     }
 

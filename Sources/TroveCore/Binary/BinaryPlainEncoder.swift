@@ -231,23 +231,26 @@ struct BinaryPlainEncoder: ~Copyable {
         offsets.reserveCapacity(objects.count)
         out.append(contentsOf: BinaryTrailer.magic)
         out.append(UInt8(ascii: "0"))
-        references.withUnsafeBufferPointer { references in
-            for position in 0..<objects.count {
-                let object = objects[position]
-                offsets.append(out.count)
-                switch object.kind {
-                case .scalar:
-                    out.appendBinaryScalar(scalars[object.first].value, note: nil, int128HighWord: { 0 })
-                case .array, .dictionary:
-                    let count = Int(object.count)
-                    if object.kind == .array {
-                        out.appendBinaryMarker(0xA, count: count, note: nil)
-                    } else {
-                        out.appendBinaryMarker(0xD, count: count / 2, note: nil)
+        // The scalars are read in place: copying one out of the stack cost a retain and a release.
+        scalars.withUnsafeBufferPointer { scalars in
+            references.withUnsafeBufferPointer { references in
+                for position in 0..<objects.count {
+                    let object = objects[position]
+                    offsets.append(out.count)
+                    switch object.kind {
+                    case .scalar:
+                        out.appendBinaryScalar(scalars[object.first].value, note: nil, int128HighWord: { 0 })
+                    case .array, .dictionary:
+                        let count = Int(object.count)
+                        if object.kind == .array {
+                            out.appendBinaryMarker(0xA, count: count, note: nil)
+                        } else {
+                            out.appendBinaryMarker(0xD, count: count / 2, note: nil)
+                        }
+                        out.appendBigEndian(
+                            UnsafeBufferPointer(rebasing: references[object.first..<object.first + count]), width: refSize
+                        ) { UInt64($0) }
                     }
-                    out.appendBigEndian(
-                        UnsafeBufferPointer(rebasing: references[object.first..<object.first + count]), width: refSize
-                    ) { UInt64($0) }
                 }
             }
         }
