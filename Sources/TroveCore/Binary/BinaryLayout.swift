@@ -112,7 +112,7 @@ public struct BinaryLayout: Sendable {
     /// The text of each object used as a dictionary key, so that a dictionary's entries can be
     /// matched to their notes by key after keys were inserted, removed or reordered. (The strings
     /// share storage with the decoded value's keys.)
-    var keyTexts: [UInt32: String]
+    var keyTexts: KeyTexts
     /// Unreferenced objects that copy no reachable object; they are dropped on write, so a file
     /// holding any cannot be reproduced exactly.
     public internal(set) var unmatchedOrphanCount: Int
@@ -132,4 +132,38 @@ public struct BinaryLayout: Sendable {
     /// The width of offset-table entries in the file the notes were taken from; the writer keeps
     /// it while it can still address the offset table.
     public var offsetSize: Int { offsetIntSize }
+}
+
+extension BinaryLayout {
+    /// The text of each object used as a dictionary key, by object index.
+    ///
+    /// A flat index (four bytes per object) rather than a dictionary: the writer asks it for
+    /// every key of every dictionary it follows notes for, and hashing the object number for a
+    /// dictionary lookup each time was a few percent of a lossless write.
+    ///
+    /// Invariant: `index.count` is the object count; `index[k]` is 0 when object `k` was never a
+    /// key, else one more than the position of its text in `texts`.
+    struct KeyTexts: Sendable, Hashable {
+        private var index: [UInt32]
+        private var texts: [String] = []
+
+        init(objectCount: Int) { index = Array(repeating: 0, count: objectCount) }
+
+        /// The text of `object` as a key, or nil when it was never one.
+        @inline(__always)
+        subscript(object: UInt32) -> String? {
+            let position = index[Int(object)]
+            return position == 0 ? nil : texts[Int(position) - 1]
+        }
+
+        /// Whether `object` already has a text.
+        @inline(__always)
+        func contains(_ object: Int) -> Bool { index[object] != 0 }
+
+        /// Records the text of `object`, which has none yet.
+        mutating func record(_ text: String, for object: Int) {
+            texts.append(text)
+            index[object] = UInt32(truncatingIfNeeded: texts.count)
+        }
+    }
 }

@@ -296,7 +296,9 @@ struct BinaryObjectPlanner: ~Copyable {
     /// has exactly the noted keys: every noted key in file order, each with the value it hid or,
     /// for its last occurrence, the dictionary's value.
     private func restoredEntries(of entries: PlistDictionary, subtree: Int?) -> [(String, PlistValue)]? {
-        guard let subtree, let repeated = layout?.repeatedKeys[UInt32(truncatingIfNeeded: subtree)] else { return nil }
+        guard let subtree, let layout, !layout.repeatedKeys.isEmpty,
+            let repeated = layout.repeatedKeys[UInt32(truncatingIfNeeded: subtree)]
+        else { return nil }
         guard Set(repeated.keys).count == entries.count else { return nil }
         var restored: [(String, PlistValue)] = []
         restored.reserveCapacity(repeated.keys.count)

@@ -31,10 +31,7 @@ struct BinaryObjectScanner: ~Copyable {
     private(set) var walkExtents: [UInt32] = []
     private(set) var int128HighWords: [UInt32: UInt64] = [:]
     /// The text of every object used as a dictionary key.
-    private(set) var keyTexts: [UInt32: String] = [:]
-    /// Whether `keyTexts` holds an object's text yet, by index: a flag per object is cheaper to
-    /// ask on every key reference than the dictionary.
-    private var keyTextNoted: [Bool] = []
+    private(set) var keyTexts = BinaryLayout.KeyTexts(objectCount: 0)
     /// Dictionaries with repeated keys, by walk position.
     private(set) var repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys] = [:]
 
@@ -50,7 +47,7 @@ struct BinaryObjectScanner: ~Copyable {
         objects = BinaryObjectSlots(count: trailer.objectCount)
         if keepsLayout {
             encodings = Array(repeating: BinaryLayout.EncodingNote(marker: 0), count: trailer.objectCount)
-            keyTextNoted = Array(repeating: false, count: trailer.objectCount)
+            keyTexts = BinaryLayout.KeyTexts(objectCount: trailer.objectCount)
             // Every object met makes at least one walk entry; shared ones make more.
             walkObjects.reserveCapacity(trailer.objectCount)
             walkExtents.reserveCapacity(trailer.objectCount)
@@ -480,10 +477,7 @@ struct BinaryObjectScanner: ~Copyable {
     /// cannot match the entry to its notes.
     @inline(__always)
     private mutating func noteKeyText(_ key: Int, _ text: String) {
-        if keepsLayout && !keyTextNoted[key] {
-            keyTextNoted[key] = true
-            keyTexts[UInt32(truncatingIfNeeded: key)] = text
-        }
+        if keepsLayout && !keyTexts.contains(key) { keyTexts.record(text, for: key) }
     }
 
     /// Throws when a subtree expands past ``PlistLimits/maxExpandedValues`` or

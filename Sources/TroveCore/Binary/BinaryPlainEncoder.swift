@@ -51,15 +51,8 @@ struct BinaryPlainEncoder: ~Copyable {
         var object: UInt32
     }
 
-    /// The two words a `String` is made of on 64-bit platforms (`unsafeBitCast` traps if the
-    /// sizes ever differ).
-    private struct StringRepresentation: Equatable {
-        var low: UInt64
-        var high: UInt64
-    }
-
     private struct RecentString {
-        var representation = StringRepresentation(low: 0, high: 0)
+        var representation = StringRepresentation.placeholder
         var object: UInt32 = 0
         var isFilled = false
     }
@@ -154,7 +147,7 @@ struct BinaryPlainEncoder: ~Copyable {
     /// exactly; the cache only remembers its answers.
     @inline(__always)
     private mutating func stringObject(_ string: String) throws(PlistError) -> UInt32 {
-        let representation = unsafeBitCast(string, to: StringRepresentation.self)
+        let representation = StringRepresentation(string)
         let slot = Int(truncatingIfNeeded: SeededByteHash.mix(representation.low ^ (representation.high &* 0x9E37_79B9_7F4A_7C15)) >> 55)
         if recentStrings[slot].representation == representation && recentStrings[slot].isFilled {
             return recentStrings[slot].object
