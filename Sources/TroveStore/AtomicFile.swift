@@ -16,13 +16,26 @@ import Darwin
 /// `.<name>.trove-XXXXXX` so that a leftover from a killed process is easy to recognise. The
 /// temporary file is written completely, given the target's permission bits, flushed with
 /// `fsync`, and only then renamed over the target; finally the directory itself is flushed so the
-/// rename survives a power loss. If any step fails the temporary file is removed and the target is
+/// rename survives a power loss (``Durability/unflushed`` skips both flushes). If any step fails the temporary file is removed and the target is
 /// left exactly as it was.
 ///
 /// A symbolic link as the target is followed: the file it points to is replaced and the link
 /// stays a link. A device or pipe (`/dev/null`, `/dev/stdout`) cannot be replaced and is simply
 /// written to.
 public enum AtomicFile {
+    /// How far a write waits for the disk before it returns.
+    public enum Durability: Sendable {
+        /// The file and then its directory are flushed with `fsync`: once the write returns, the
+        /// new content survives a power cut or a kernel crash. The default.
+        case flushed
+        /// Nothing is flushed: the file is still replaced by a rename, so readers and killed
+        /// writers see the old content or the new, never a mix, but a power cut or kernel crash
+        /// soon after the write may leave the old content (or, on some file systems, an empty
+        /// file). What `plutil` and `plistutil` do; for batch conversions and scratch output,
+        /// where flushing each file costs more than writing it.
+        case unflushed
+    }
+
     /// The text between the target's name and the random suffix in a temporary file's name.
     public static let temporaryNameMarker = ".trove-"
 
@@ -42,15 +55,17 @@ public enum AtomicFile {
     ///
     /// - Throws: ``PlistError/Code/io`` naming the path and the system's reason. The target is then
     ///   unchanged and no temporary file is left behind.
-    public static func write(_ data: Data, to path: String) throws(PlistError) {
+    public static func write(_ data: Data, to path: String, durability: Durability = .flushed) throws(PlistError) {
         let result: Result<Void, PlistError> = data.withUnsafeBytes { bytes in
-            Result { () throws(PlistError) in try write(bytes: bytes, to: path) }
+            Result { () throws(PlistError) in try write(bytes: bytes, to: path, durability: durability) }
         }
         try result.get()
     }
 
     /// Writes raw bytes to `path`, replacing any existing file atomically. See ``write(_:to:)``.
-    public static func write(bytes: UnsafeRawBufferPointer, to path: String) throws(PlistError) {
+    public static func write(
+        bytes: UnsafeRawBufferPointer, to path: String, durability: Durability = .flushed
+    ) throws(PlistError) {
         guard !path.isEmpty else { throw PlistError(.io, "an empty path names no file") }
         if isStream(path) {
             try writeToStream(bytes, at: path)
@@ -87,7 +102,9 @@ public enum AtomicFile {
             _ = fchown(fd, existing.st_uid, existing.st_gid)
         }
         guard fchmod(fd, mode) == 0 else { throw SystemCall.failure(path, "cannot set permissions", errno: errno) }
-        guard fsyncRetrying(fd) == 0 else { throw SystemCall.failure(path, "cannot flush to disk", errno: errno) }
+        if durability == .flushed {
+            guard fsyncRetrying(fd) == 0 else { throw SystemCall.failure(path, "cannot flush to disk", errno: errno) }
+        }
         descriptorOpen = false
         let closeError = SystemCall.closeReportingError(fd)
         guard closeError == 0 else { throw SystemCall.failure(path, "cannot finish writing", errno: closeError) }
@@ -97,7 +114,7 @@ public enum AtomicFile {
         renamed = true
         // The new content is in place from here on, so a failure to flush the directory is not
         // reported as a failed write; it only leaves the rename's survival of a power cut open.
-        flushDirectory(directory)
+        if durability == .flushed { flushDirectory(directory) }
     }
 
     /// True for a device, pipe or socket (`/dev/null`, `/dev/stdout`, a FIFO): places that take a

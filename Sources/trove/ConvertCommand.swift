@@ -181,6 +181,11 @@ struct ConvertCommand: ParsableCommand {
             valueName: "ext,..."))
     var match: [String] = []
 
+    @Flag(
+        name: .customLong("no-sync"),
+        help: "Do not wait for each written file to reach the disk (no fsync). Files are still replaced atomically, as plutil and plistutil replace them, but a power cut right after may leave the old content.")
+    var noSync = false
+
     @Flag(name: [.short, .long], help: "With a DIRECTORY, print a line for each converted file.")
     var verbose = false
 
@@ -227,7 +232,9 @@ struct ConvertCommand: ParsableCommand {
 
     func run() throws {
         guard let resolved else { throw ExitCode.validationFailure }
-        let plan = ConversionPlan(target: resolved.target, readable: readable, writesHeader: header, newExtension: newExtension)
+        let plan = ConversionPlan(
+            target: resolved.target, readable: readable, writesHeader: header, newExtension: newExtension,
+            durability: noSync ? .unflushed : .flushed)
         let directories = resolved.inputs.filter { BatchInputs.isDirectory($0) }
         if directories.isEmpty {
             try forEachFile(resolved.inputs) { file throws(PlistError) in
@@ -253,6 +260,8 @@ struct ConversionPlan: Sendable {
     let writesHeader: Bool
     /// `-e`: the extension to give outputs written next to (or mirrored from) their inputs.
     let newExtension: String?
+    /// `--no-sync`: whether written files are flushed to disk.
+    var durability: AtomicFile.Durability = .flushed
 
     /// The extension a result written next to its input gets, when it does not replace it.
     var outputExtension: String? { newExtension ?? target.sourceLanguage?.fileExtension }
@@ -300,7 +309,7 @@ struct ConversionPlan: Sendable {
         }
         var written = 0
         for (target, bytes) in outputs {
-            try target.write(bytes)
+            try target.write(bytes, durability: durability)
             written += bytes.count
         }
         return (data.count, written)

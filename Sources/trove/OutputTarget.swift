@@ -34,11 +34,12 @@ enum OutputTarget: Equatable {
         return path + "." + trimmed
     }
 
-    /// Writes the bytes: atomically to a file, or straight to standard output.
-    func write(_ data: Data) throws(PlistError) {
+    /// Writes the bytes: atomically to a file (flushed to disk unless `durability` says not to),
+    /// or straight to standard output.
+    func write(_ data: Data, durability: AtomicFile.Durability = .flushed) throws(PlistError) {
         switch self {
         case .standardOutput: try Console.write(data)
-        case .file(let path): try AtomicFile.write(data, to: path)
+        case .file(let path): try AtomicFile.write(data, to: path, durability: durability)
         }
     }
 }

@@ -153,6 +153,29 @@ struct ConvertCommandTests {
         #expect(try directory.contents() == ["out.bin"])
     }
 
+    @Test("--no-sync writes the same file, replaced atomically, without flushing it")
+    func noSync() throws {
+        let directory = try TemporaryDirectory()
+        let flushed = directory.path("flushed.bin")
+        let unflushed = directory.path("unflushed.bin")
+        #expect(try trove("convert", "--format", "binary1", "-o", flushed, Self.catalog).status == 0)
+        let result = try trove("convert", "--no-sync", "--format", "binary1", "-o", unflushed, Self.catalog)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(try bytes(of: unflushed) == bytes(of: flushed))
+        #expect(try directory.contents() == ["flushed.bin", "unflushed.bin"])
+        // Whether the file and its directory are flushed shows in the system calls made.
+        guard let strace = TestEnvironment.executableOnPath("strace") else { return }
+        func flushCalls(_ extra: [String]) throws -> Int {
+            let traced = try runProcess(
+                strace, ["-f", "-e", "trace=fsync,fdatasync", try #require(TroveExecutable.path), "convert"] + extra
+                    + ["--format", "xml1", "-o", directory.path("traced.xml"), Self.catalog])
+            #expect(traced.status == 0, "\(traced.stderrText)")
+            return traced.stderrText.split(separator: "\n").filter { $0.contains("fsync(") || $0.contains("fdatasync(") }.count
+        }
+        #expect(try flushCalls([]) == 2, "the file and its directory are flushed by default")
+        #expect(try flushCalls(["--no-sync"]) == 0)
+    }
+
     @Test("'-' converts standard input to standard output")
     func standardInputToStandardOutput() throws {
         let input = try bytes(of: Self.catalog)
