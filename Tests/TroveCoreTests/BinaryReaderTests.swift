@@ -99,6 +99,12 @@ struct BinaryReaderMarkerTests {
                     units += [UInt16.random(in: 0xD800...0xDBFF, using: &generator), UInt16.random(in: 0xDC00...0xDFFF, using: &generator)]
                 case 8 where round % 3 == 0:
                     units.append(UInt16.random(in: 0xD800...0xDFFF, using: &generator))
+                case 9..<60 where round % 2 == 0:
+                    // Mostly-ASCII text, which is decoded four units at a time, with the units
+                    // on either side of each byte's boundary mixed in.
+                    units.append(UInt16.random(in: 0x20...0x7E, using: &generator))
+                case 60..<70 where round % 2 == 0:
+                    units.append([0x00, 0x7F, 0x80, 0xFF, 0x100, 0x17F, 0x7F00, 0x8000, 0xFF7F][Int.random(in: 0..<9, using: &generator)])
                 default:
                     units.append(UInt16.random(in: pools.randomElement(using: &generator)!, using: &generator))
                 }

@@ -19,6 +19,20 @@ extension BinaryObjectScanner {
             var o = 0
             var i = 0
             while i < units {
+                // Four units below U+0080 at a time: in memory order each unit is a zero high
+                // byte and a low byte under 0x80, and the four low bytes are the UTF-8. Text
+                // stored as UTF-16 is mostly ASCII around a few other characters.
+                if i + 4 <= units {
+                    let word = bytes.loadUnaligned(fromByteOffset: start + 2 * i, as: UInt64.self).littleEndian
+                    if word & 0x80FF_80FF_80FF_80FF == 0 {
+                        let ascii = UInt32(truncatingIfNeeded: word >> 8 & 0xFF | word >> 16 & 0xFF00 | word >> 24 & 0xFF_0000 | word >> 32 & 0xFF00_0000)
+                        // Four bytes fit: four units left may take up to twelve.
+                        UnsafeMutableRawPointer(out.baseAddress! + o).storeBytes(of: ascii.littleEndian, as: UInt32.self)
+                        o += 4
+                        i += 4
+                        continue
+                    }
+                }
                 let u = unit(i)
                 if u < 0x80 {
                     out[o] = UInt8(truncatingIfNeeded: u)
