@@ -25,14 +25,16 @@ private func singlyReferencedEntry(
 ) -> (key: String, object: Int)? {
     var references: [UInt32: Int] = [:]
     for object in layout.walkObjects { references[object, default: 0] += 1 }
-    var cursor = NoteCursor(layout: layout, container: 0)
-    cursor.skip(dictionary.count)
-    for (key, value) in dictionary.storage {
-        guard let position = cursor.next() else { return nil }
-        let object = layout.walkObjects[position]
-        if accept(value), references[object] == 1 { return (key, Int(object)) }
+    return layout.walkExtents.withUnsafeBufferPointer { extents in
+        var cursor = NoteCursor(extents: extents.baseAddress, container: 0)
+        cursor.skip(dictionary.count)
+        for (key, value) in dictionary.storage {
+            guard let position = cursor.next() else { return nil }
+            let object = layout.walkObjects[position]
+            if accept(value), references[object] == 1 { return (key, Int(object)) }
+        }
+        return nil
     }
-    return nil
 }
 
 private let appleFiles = [
@@ -125,9 +127,11 @@ struct BinaryLayoutEditTests {
             var references: [UInt32: Int] = [:]
             for object in notes.walkObjects { references[object, default: 0] += 1 }
             // A middle entry whose key and scalar value are used nowhere else.
-            var cursor = NoteCursor(layout: notes, container: 0)
-            let keyPositions = (0..<dictionary.count).compactMap { _ in cursor.next() }
-            let valuePositions = (0..<dictionary.count).compactMap { _ in cursor.next() }
+            let (keyPositions, valuePositions) = notes.walkExtents.withUnsafeBufferPointer { extents in
+                var cursor = NoteCursor(extents: extents.baseAddress, container: 0)
+                let keys = (0..<dictionary.count).compactMap { _ in cursor.next() }
+                return (keys, (0..<dictionary.count).compactMap { _ in cursor.next() })
+            }
             guard let middle = (1..<dictionary.count - 1).first(where: { i in
                 !dictionary[i].value.isContainer
                     && references[notes.walkObjects[keyPositions[i]]] == 1

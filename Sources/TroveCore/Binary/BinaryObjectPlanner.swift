@@ -53,10 +53,19 @@ struct BinaryObjectPlanner: ~Copyable {
     private var uniqued = ScalarUniquingTable()
     private var uniquingBuilt = false
 
+    /// A copy of the notes' walk extents that the cursors read through a pointer; nil without
+    /// notes. Owned here and freed in `deinit`.
+    private let walkExtents: UnsafeMutablePointer<UInt32>?
+
     init(layout: BinaryLayout?, maxDepth: Int) {
         self.layout = layout
         self.maxDepth = maxDepth
         if let layout {
+            let extents = UnsafeMutablePointer<UInt32>.allocate(capacity: Swift.max(layout.walkExtents.count, 1))
+            layout.walkExtents.withUnsafeBufferPointer { source in
+                if let base = source.baseAddress { extents.initialize(from: base, count: source.count) }
+            }
+            walkExtents = extents
             holderOfObject = Array(repeating: -1, count: layout.objectCount)
             var first = Array(repeating: -1, count: layout.objectCount)
             for (position, object) in layout.walkObjects.enumerated() where first[Int(object)] < 0 {
@@ -66,8 +75,11 @@ struct BinaryObjectPlanner: ~Copyable {
         } else {
             holderOfObject = []
             firstVisit = []
+            walkExtents = nil
         }
     }
+
+    deinit { walkExtents?.deallocate() }
 
     var notedObjectCount: Int { layout?.objectCount ?? 0 }
 
@@ -90,11 +102,13 @@ struct BinaryObjectPlanner: ~Copyable {
         var keys: [String] = []
         var values: [PlistValue] = []
         var isDictionary: Bool
-        /// Where each entry's notes are; empty (no notes) for restored entries, which follow
-        /// the cursors instead.
+        /// Where each entry's notes are, for a dictionary whose keys were matched to its notes
+        /// by text; empty when the entries follow the cursors instead.
         var entryNotes = DictionaryEntryNotes()
-        /// True for a dictionary written with the repeated keys its notes recorded.
-        var isRestored = false
+        /// True for a dictionary whose entries follow the cursors: keys through `cursor`, values
+        /// through `valueCursor`. So go a dictionary with exactly its noted keys in the noted
+        /// order (the common case) and one written with the repeated keys its notes recorded.
+        var followsCursors = false
         var total: Int
         var next = 0
         /// Notes of array elements, or of restored keys.
@@ -150,7 +164,7 @@ struct BinaryObjectPlanner: ~Copyable {
         frame.next += 1
         guard frame.isDictionary else { return (frame.elements[i], frame.cursor.next()) }
         let count = frame.keys.count
-        if frame.isRestored {
+        if frame.followsCursors {
             if i < count { return (.string(frame.keys[i]), frame.cursor.next()) }
             return (frame.values[i - count], frame.valueCursor.next())
         }
@@ -219,7 +233,7 @@ struct BinaryObjectPlanner: ~Copyable {
         case .array(let elements):
             try checkDepth(depth)
             slots.append(Slot(order: order, value: value, content: .array(isSet: note?.type == 0xC), note: note))
-            let cursor = NoteCursor(layout: layout, container: subtree)
+            let cursor = NoteCursor(extents: walkExtents, container: subtree)
             stack.append(Frame(
                 slot: slot, mark: mark, depth: depth, elements: elements, isDictionary: false, total: elements.count,
                 cursor: cursor, valueCursor: cursor))
@@ -227,20 +241,25 @@ struct BinaryObjectPlanner: ~Copyable {
         case .dictionary(let entries):
             try checkDepth(depth)
             slots.append(Slot(order: order, value: value, content: .dictionary, note: note))
-            let keyCursor = NoteCursor(layout: layout, container: subtree)
+            let keyCursor = NoteCursor(extents: walkExtents, container: subtree)
+            var valueCursor = keyCursor
+            valueCursor.skip(valueCursor.remainingCount() / 2)
             if let restored = restoredEntries(of: entries, subtree: subtree) {
-                var valueCursor = keyCursor
-                valueCursor.skip(valueCursor.remainingCount() / 2)
                 stack.append(Frame(
                     slot: slot, mark: mark, depth: depth, keys: restored.map(\.0),
-                    values: restored.map(\.1), isDictionary: true, isRestored: true,
+                    values: restored.map(\.1), isDictionary: true, followsCursors: true,
                     total: 2 * restored.count, cursor: keyCursor, valueCursor: valueCursor))
-            } else {
-                let notes = entryNotes(for: entries, subtree: subtree)
+            } else if let notes = entryNotesByKey(for: entries, subtree: subtree) {
                 stack.append(Frame(
                     slot: slot, mark: mark, depth: depth, keys: entries.storage.keys.elements,
                     values: entries.storage.values.elements, isDictionary: true, entryNotes: notes,
                     total: 2 * entries.count, cursor: keyCursor, valueCursor: keyCursor))
+            } else {
+                // The noted keys in the noted order, or no notes at all (empty cursors).
+                stack.append(Frame(
+                    slot: slot, mark: mark, depth: depth, keys: entries.storage.keys.elements,
+                    values: entries.storage.values.elements, isDictionary: true, followsCursors: true,
+                    total: 2 * entries.count, cursor: keyCursor, valueCursor: valueCursor))
             }
             return nil
         default:
@@ -252,29 +271,28 @@ struct BinaryObjectPlanner: ~Copyable {
         }
     }
 
-    /// Where the notes of each entry of a dictionary are: by position while the dictionary's keys
-    /// are the noted keys in the noted order (the common, cheap case), else matched by key text,
-    /// so inserting, removing or reordering keys leaves the other entries on their own notes.
-    private func entryNotes(for entries: PlistDictionary, subtree: Int?) -> DictionaryEntryNotes {
-        guard let layout, let subtree else { return DictionaryEntryNotes() }
-        var cursor = NoteCursor(layout: layout, container: subtree)
+    /// Where the notes of each entry of a dictionary are when its keys are no longer the noted
+    /// keys in the noted order: matched by key text, so inserting, removing or reordering keys
+    /// leaves the other entries on their own notes. Nil when the keys are still the noted ones in
+    /// order (the common, cheap case, which follows the cursors) or there are no notes.
+    private func entryNotesByKey(for entries: PlistDictionary, subtree: Int?) -> DictionaryEntryNotes? {
+        guard let layout, let subtree else { return nil }
+        var cursor = NoteCursor(extents: walkExtents, container: subtree)
         let notedCount = cursor.remainingCount() / 2
         let firstKey = subtree + 1
         let keys = entries.storage.keys
-        var inOrder = notedCount == keys.count
-        if inOrder {
+        if notedCount == keys.count {
+            var inOrder = true
             for i in 0..<notedCount where layout.keyTexts[layout.walkObjects[firstKey + i]] != keys[i] {
                 inOrder = false
                 break
             }
+            if inOrder { return nil }
         }
         cursor.skip(notedCount)
         var valuePositions: [Int] = []
         valuePositions.reserveCapacity(notedCount)
         while let position = cursor.next() { valuePositions.append(position) }
-        if inOrder {
-            return DictionaryEntryNotes(firstKey: firstKey, keyCount: notedCount, valuePositions: valuePositions)
-        }
         var notedIndex: [String: Int] = [:]
         for i in 0..<notedCount {
             guard let text = layout.keyTexts[layout.walkObjects[firstKey + i]] else { continue }
@@ -289,7 +307,7 @@ struct BinaryObjectPlanner: ~Copyable {
             keyPositions.append(i.map { firstKey + $0 })
             matchedValues.append(i.flatMap { $0 < valuePositions.count ? valuePositions[$0] : nil })
         }
-        return DictionaryEntryNotes(optionalKeyPositions: keyPositions, optionalValuePositions: matchedValues)
+        return DictionaryEntryNotes(keyPositions: keyPositions, valuePositions: matchedValues)
     }
 
     /// The file's entries of a dictionary whose keys repeated, when its notes say so and it still
@@ -370,72 +388,50 @@ struct BinaryObjectPlanner: ~Copyable {
     }
 }
 
-/// The walk entries noting each entry of a dictionary value, by the entry's index.
+/// The walk entries noting each entry of a dictionary value whose keys were matched to the notes
+/// by text, by the entry's index; nil where an entry has no noted counterpart.
 struct DictionaryEntryNotes {
-    private enum Matching {
-        case none
-        /// Entry i has the i-th noted key, at walk position `firstKey + i`, and value.
-        case byPosition(firstKey: Int, keyCount: Int, valuePositions: [Int])
-        /// nil where an entry has no noted counterpart.
-        case byKey(keyPositions: [Int?], valuePositions: [Int?])
-    }
-
-    // Positions stay `[Int]` when matched by position: turning them into `[Int?]` made Swift
-    // convert the array element by element with a dynamic cast, a fifth of a lossless write.
-    private let matching: Matching
+    private var keyPositions: [Int?] = []
+    private var valuePositions: [Int?] = []
 
     /// No notes.
-    init() { matching = .none }
+    init() {}
 
-    /// Notes matched by position: entry i has the i-th of `keyCount` noted keys, whose walk
-    /// positions start at `firstKey`, and the i-th noted value.
-    init(firstKey: Int, keyCount: Int, valuePositions: [Int]) {
-        matching = .byPosition(firstKey: firstKey, keyCount: keyCount, valuePositions: valuePositions)
+    init(keyPositions: [Int?], valuePositions: [Int?]) {
+        self.keyPositions = keyPositions
+        self.valuePositions = valuePositions
     }
 
-    /// Notes matched by key; nil where an entry has no noted counterpart.
-    init(optionalKeyPositions: [Int?], optionalValuePositions: [Int?]) {
-        matching = .byKey(keyPositions: optionalKeyPositions, valuePositions: optionalValuePositions)
-    }
+    func key(_ i: Int) -> Int? { i < keyPositions.count ? keyPositions[i] : nil }
 
-    func key(_ i: Int) -> Int? {
-        switch matching {
-        case .none: return nil
-        case .byPosition(let firstKey, let keyCount, _): return i < keyCount ? firstKey + i : nil
-        case .byKey(let keys, _): return i < keys.count ? keys[i] : nil
-        }
-    }
-
-    func value(_ i: Int) -> Int? {
-        switch matching {
-        case .none: return nil
-        case .byPosition(_, _, let values): return i < values.count ? values[i] : nil
-        case .byKey(_, let values): return i < values.count ? values[i] : nil
-        }
-    }
+    func value(_ i: Int) -> Int? { i < valuePositions.count ? valuePositions[i] : nil }
 }
 
 /// Steps through the walk entries of a container's children.
+///
+/// It reads the extents through a pointer to the planner's copy of them, so a cursor (two of
+/// which sit in every frame) is three words and copying one retains nothing.
 struct NoteCursor {
-    private let extents: [UInt32]
+    private let extents: UnsafePointer<UInt32>?
     private var position: Int
     private let end: Int
 
-    init(layout: BinaryLayout?, container: Int?) {
-        if let layout, let container {
-            extents = layout.walkExtents
+    init(extents: UnsafePointer<UInt32>?, container: Int?) {
+        if let extents, let container {
+            self.extents = extents
             position = container + 1
-            end = container + Int(layout.walkExtents[container])
+            end = container + Int(extents[container])
         } else {
-            extents = []
+            self.extents = nil
             position = 0
             end = 0
         }
     }
 
     /// The next child's walk entry, or nil once the noted children are used up.
+    @inline(__always)
     mutating func next() -> Int? {
-        guard position < end else { return nil }
+        guard position < end, let extents else { return nil }
         defer { position += Int(extents[position]) }
         return position
     }
