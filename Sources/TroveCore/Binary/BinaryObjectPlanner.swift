@@ -1,11 +1,13 @@
 import Foundation
 
 /// Decides which objects a binary plist will hold, in which order, and what each references:
-/// the first of the writer's two passes. Nesting is followed with an explicit stack.
+/// the first of the two passes of a write that follows layout notes (``BinaryPlainEncoder``
+/// writes values without notes). Nesting is followed with an explicit stack.
 ///
 /// Without layout notes every node is new and objects come out in CoreFoundation's flatten
 /// order (depth-first pre-order; a dictionary, then all its keys, then each value's subtree),
-/// with strings, numbers, dates and data uniqued by exact value. With notes, each node first
+/// with strings, numbers, dates and data uniqued by exact value: byte for byte what the plain
+/// encoder writes, which the tests check. With notes, each node first
 /// tries the object index its note names: it takes the index when the index is still free, or
 /// shares it when the index already holds an equal value (a shared object). Everything else is
 /// new and is appended after the noted objects, CF-style.

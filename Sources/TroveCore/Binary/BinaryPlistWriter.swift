@@ -52,8 +52,8 @@ public struct BinaryPlistWriter: Sendable {
     }
 }
 
-/// The writer's second pass: numbers the planned objects and writes their bytes, the offset
-/// table and the trailer.
+/// The second pass of a write that follows notes: numbers the planned objects and writes their
+/// bytes, the offset table and the trailer.
 struct BinaryObjectEncoder: ~Copyable {
     private let slots: [BinaryObjectPlanner.Slot]
     private let children: [Int]
