@@ -43,8 +43,10 @@ struct BinaryObjectPlanner: ~Copyable {
     /// would expand past ``PlistLimits/maxExpandedValues`` stops instead of planning each copy.
     var meter = LimitMeter(limits: .default)
     private(set) var slots: [Slot] = []
+    /// Every container's child slots: a container reserves its run when it is planned, and each
+    /// child's slot is filled in as soon as it is known (a container's own slot is known before
+    /// its children are planned).
     private(set) var children: [Int] = []
-    private var pendingChildren: [Int] = []
     /// Slot holding each noted object index, or -1 while the index is free.
     private var holderOfObject: [Int]
     /// Walk position of each noted object's first visit (whose subtree describes its children).
@@ -94,8 +96,8 @@ struct BinaryObjectPlanner: ~Copyable {
     /// and release of every buffer of the dictionary and its notes) for every child.
     private struct Frame {
         var slot: Int
-        /// Where this container's children start in `pendingChildren`.
-        var mark: Int
+        /// Where this container's child slots start in `children`.
+        var firstChild: Int
         /// Containers above this one.
         var depth: Int
         /// An array's elements; empty for a dictionary.
@@ -129,25 +131,18 @@ struct BinaryObjectPlanner: ~Copyable {
         // or for a small document is made at once.
         slots.reserveCapacity(Swift.max(notedObjectCount, 256))
         var stack: [Frame] = []
-        var planned = try plan(value, notedAt: layout == nil ? nil : 0, depth: 0, stack: &stack)
-        let top: Int
-        while true {
-            if let slot = planned {
-                if stack.isEmpty {
-                    top = slot
-                    break
-                }
-                pendingChildren.append(slot)
-            }
+        let top = try plan(value, notedAt: layout == nil ? nil : 0, depth: 0, stack: &stack)
+        while !stack.isEmpty {
             let last = stack.count - 1
-            if stack[last].next < stack[last].total {
-                let (child, position) = Self.nextChild(of: &stack[last])
-                planned = try plan(child, notedAt: position, depth: stack[last].depth + 1, stack: &stack)
-            } else {
-                let frame = stack.removeLast()
-                attachChildren(to: frame.slot, from: frame.mark)
-                planned = frame.slot
+            let index = stack[last].next
+            guard index < stack[last].total else {
+                stack.removeLast()
+                continue
             }
+            let (child, position) = Self.nextChild(of: &stack[last])
+            let firstChild = stack[last].firstChild
+            // `plan` may push a frame above `last`, never remove it.
+            children[firstChild + index] = try plan(child, notedAt: position, depth: stack[last].depth + 1, stack: &stack)
         }
         if let layout {
             for copy in layout.copies {
@@ -175,10 +170,10 @@ struct BinaryObjectPlanner: ~Copyable {
     }
 
     /// Plans `value`, whose note (if any) is walk entry `position`: returns the slot a reference
-    /// to the value must name, or nil after pushing a frame for a new container's children.
+    /// to the value must name, after pushing a frame for a new container's children.
     private mutating func plan(
         _ value: PlistValue, notedAt position: Int?, depth: Int, stack: inout [Frame]
-    ) throws(PlistError) -> Int? {
+    ) throws(PlistError) -> Int {
         var subtree: Int?
         if let position, let layout {
             let object = Int(layout.walkObjects[position])
@@ -221,49 +216,57 @@ struct BinaryObjectPlanner: ~Copyable {
         return notedObjectCount + newObjectCount
     }
 
-    /// Appends a slot for `value`; for a container, pushes a frame to plan its children, following
-    /// the notes of walk entry `subtree` when given, and returns nil.
+    /// Appends a slot for `value` and returns it; for a container, also reserves its child slots
+    /// and pushes a frame to plan its children, following the notes of walk entry `subtree` when
+    /// given.
     private mutating func add(
         _ value: PlistValue, order: Int, note: BinaryLayout.EncodingNote?, subtree: Int?, depth: Int,
         stack: inout [Frame]
-    ) throws(PlistError) -> Int? {
+    ) throws(PlistError) -> Int {
         let slot = slots.count
         if order < notedObjectCount { holderOfObject[order] = slot }
-        let mark = pendingChildren.count
         try countExpansion(of: value)
         switch value {
         case .array(let elements):
             try checkDepth(depth)
-            slots.append(Slot(order: order, value: value, content: .array(isSet: note?.type == 0xC), note: note))
+            let firstChild = reserveChildren(elements.count)
+            slots.append(Slot(
+                order: order, value: value, content: .array(isSet: note?.type == 0xC), note: note,
+                childStart: firstChild, childCount: elements.count))
             let cursor = NoteCursor(extents: walkExtents, container: subtree)
             stack.append(Frame(
-                slot: slot, mark: mark, depth: depth, elements: elements, isDictionary: false, total: elements.count,
-                cursor: cursor, valueCursor: cursor))
-            return nil
+                slot: slot, firstChild: firstChild, depth: depth, elements: elements, isDictionary: false,
+                total: elements.count, cursor: cursor, valueCursor: cursor))
+            return slot
         case .dictionary(let entries):
             try checkDepth(depth)
-            slots.append(Slot(order: order, value: value, content: .dictionary, note: note))
             let keyCursor = NoteCursor(extents: walkExtents, container: subtree)
             var valueCursor = keyCursor
             valueCursor.skip(valueCursor.remainingCount() / 2)
+            var frame: Frame
             if let restored = restoredEntries(of: entries, subtree: subtree) {
-                stack.append(Frame(
-                    slot: slot, mark: mark, depth: depth, keys: restored.map(\.0),
+                frame = Frame(
+                    slot: slot, firstChild: 0, depth: depth, keys: restored.map(\.0),
                     values: restored.map(\.1), isDictionary: true, followsCursors: true,
-                    total: 2 * restored.count, cursor: keyCursor, valueCursor: valueCursor))
+                    total: 2 * restored.count, cursor: keyCursor, valueCursor: valueCursor)
             } else if let notes = entryNotesByKey(for: entries, subtree: subtree) {
-                stack.append(Frame(
-                    slot: slot, mark: mark, depth: depth, keys: entries.storage.keys.elements,
+                frame = Frame(
+                    slot: slot, firstChild: 0, depth: depth, keys: entries.storage.keys.elements,
                     values: entries.storage.values.elements, isDictionary: true, entryNotes: notes,
-                    total: 2 * entries.count, cursor: keyCursor, valueCursor: keyCursor))
+                    total: 2 * entries.count, cursor: keyCursor, valueCursor: keyCursor)
             } else {
                 // The noted keys in the noted order, or no notes at all (empty cursors).
-                stack.append(Frame(
-                    slot: slot, mark: mark, depth: depth, keys: entries.storage.keys.elements,
+                frame = Frame(
+                    slot: slot, firstChild: 0, depth: depth, keys: entries.storage.keys.elements,
                     values: entries.storage.values.elements, isDictionary: true, followsCursors: true,
-                    total: 2 * entries.count, cursor: keyCursor, valueCursor: valueCursor))
+                    total: 2 * entries.count, cursor: keyCursor, valueCursor: valueCursor)
             }
-            return nil
+            frame.firstChild = reserveChildren(frame.total)
+            slots.append(Slot(
+                order: order, value: value, content: .dictionary, note: note,
+                childStart: frame.firstChild, childCount: frame.total))
+            stack.append(frame)
+            return slot
         default:
             slots.append(Slot(order: order, value: value, content: .scalar, note: note))
             if uniquingBuilt, case .absent(let insertion)? = uniqued.lookup(value, scalarAt: { slots[$0].value }) {
@@ -329,11 +332,11 @@ struct BinaryObjectPlanner: ~Copyable {
         return restored
     }
 
-    private mutating func attachChildren(to slot: Int, from mark: Int) {
-        slots[slot].childStart = children.count
-        slots[slot].childCount = pendingChildren.count - mark
-        children.append(contentsOf: pendingChildren[mark...])
-        pendingChildren.removeSubrange(mark...)
+    /// Reserves `count` child slots, filled in as the children are planned; returns the first.
+    private mutating func reserveChildren(_ count: Int) -> Int {
+        let first = children.count
+        children.append(contentsOf: repeatElement(-1, count: count))
+        return first
     }
 
     /// Counts a new container's elements (and the top value itself) against the limits.
