@@ -22,24 +22,14 @@ struct TroveLayoutEngine: PlistEngine {
     var name: String { "trove+layout" }
 
     func decode(_ document: Data, format: DocumentFormat) throws -> PlistDocument {
-        try document.withUnsafeBytes { bytes throws -> PlistDocument in
-            switch format {
-            case .binary:
-                let (value, layout) = try BinaryPlistReader().read(bytes, keepingLayout: true)
-                return PlistDocument(value: value, format: .binary, layout: layout.map { .binary($0) })
-            case .xml:
-                let (value, layout) = try XMLPlistReader().read(bytes, keepingLayout: true)
-                return PlistDocument(value: value, format: .xml, layout: layout.map { .xml($0) })
-            }
-        }
+        try Plist.read(document)
     }
 
+    /// Through `Plist.write(_:)` as a user would: it hands the writer's buffer to `Data` without
+    /// a copy, as the plain engine's `Plist.write(_:as:)` does, so the two columns differ only by
+    /// the notes.
     func encode(_ document: PlistDocument, format: DocumentFormat) throws -> any EncodedDocument {
-        switch document.layout {
-        case .binary(let layout)?: return Data(try BinaryPlistWriter().write(document.value, layout: layout))
-        case .xml(let layout)?: return Data(try XMLPlistWriter().write(document.value, layout: layout))
-        case nil: return try Plist.write(document)
-        }
+        try Plist.write(document)
     }
 }
 
