@@ -175,3 +175,17 @@ extension ByteBuffer {
         appendBigEndian(UInt64(tableOffset), width: 8)
     }
 }
+
+extension PlistValue {
+    /// At least the size of most binary objects holding this scalar: the marker, a count of up to
+    /// four bytes and the payload (UTF-16 text may take more than its UTF-8; the output then
+    /// grows). Writers presize their output from it, so that a large data or string object is
+    /// copied once rather than again at each doubling of the buffer.
+    var estimatedBinaryObjectSize: Int {
+        switch self {
+        case .string(let s): s.utf8.count + 5
+        case .data(let d): d.count + 5
+        default: 9
+        }
+    }
+}

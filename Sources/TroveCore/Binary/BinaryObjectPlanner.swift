@@ -52,6 +52,9 @@ struct BinaryObjectPlanner: ~Copyable {
     /// Walk position of each noted object's first visit (whose subtree describes its children).
     private var firstVisit: [Int]
     private var newObjectCount = 0
+    /// About how many bytes the scalar objects planned so far take (see
+    /// ``PlistValue/estimatedBinaryObjectSize``), so that the encoder allocates its output once.
+    private(set) var scalarBytes = 0
     /// Exact-value index of scalar slots, filled on the first new scalar (`uniquingBuilt`) so
     /// that an unchanged rewrite hashes nothing.
     private var uniqued = ScalarUniquingTable()
@@ -149,6 +152,7 @@ struct BinaryObjectPlanner: ~Copyable {
                 let original = holderOfObject[Int(copy.original)]
                 guard holderOfObject[Int(copy.object)] < 0, original >= 0 else { continue }
                 slots.append(Slot(order: Int(copy.object), value: .null, content: .copy(of: original)))
+                scalarBytes += 9
             }
         }
         return top
@@ -196,12 +200,14 @@ struct BinaryObjectPlanner: ~Copyable {
                     // CoreFoundation does not unique booleans and UIDs: it appends each
                     // occurrence as an object of its own, but every reference names the first.
                     slots.append(Slot(order: nextNewOrder(), value: value, content: .copy(of: existing)))
+                    scalarBytes += 9
                 default: break
                 }
                 return existing
             case .absent(let insertion):
                 let slot = slots.count
                 slots.append(Slot(order: nextNewOrder(), value: value, content: .scalar))
+                scalarBytes += value.estimatedBinaryObjectSize
                 uniqued.insert(slot, at: insertion)
                 return slot
             case nil:
@@ -269,6 +275,7 @@ struct BinaryObjectPlanner: ~Copyable {
             return slot
         default:
             slots.append(Slot(order: order, value: value, content: .scalar, note: note))
+            scalarBytes += value.estimatedBinaryObjectSize
             if uniquingBuilt, case .absent(let insertion)? = uniqued.lookup(value, scalarAt: { slots[$0].value }) {
                 uniqued.insert(slot, at: insertion)
             }

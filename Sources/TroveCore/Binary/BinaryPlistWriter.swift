@@ -67,7 +67,6 @@ struct BinaryObjectEncoder: ~Copyable {
 
     init(planner: borrowing BinaryObjectPlanner, layout: BinaryLayout?) {
         slots = planner.slots
-        out = ByteBuffer(capacity: 64 + planner.slots.count * 8)
         children = planner.children
         self.layout = layout
         // Noted objects keep their relative order; new ones follow in the order they were met.
@@ -95,6 +94,10 @@ struct BinaryObjectEncoder: ~Copyable {
         } else {
             refSize = BinaryTrailer.powerOfTwoWidth(for: count)
         }
+        // Header and trailer, objects (a container's marker and count, then its references), and
+        // an offset table of up to eight bytes an entry.
+        out = ByteBuffer(
+            capacity: 64 + planner.scalarBytes + 5 * count + planner.children.count * refSize + 8 * count)
     }
 
     consuming func encode(top: Int) -> ByteBuffer {
