@@ -16,8 +16,8 @@ import Darwin
 /// `.<name>.trove-XXXXXX` so that a leftover from a killed process is easy to recognise. The
 /// temporary file is written completely, given the target's permission bits, flushed with
 /// `fsync`, and only then renamed over the target; finally the directory itself is flushed so the
-/// rename survives a power loss (``Durability/unflushed`` skips both flushes). If any step fails the temporary file is removed and the target is
-/// left exactly as it was.
+/// rename survives a power loss (``Durability/unflushed`` skips both flushes). If any step fails
+/// the temporary file is removed and the target is left exactly as it was.
 ///
 /// A symbolic link as the target is followed: the file it points to is replaced and the link
 /// stays a link. A device or pipe (`/dev/null`, `/dev/stdout`) cannot be replaced and is simply

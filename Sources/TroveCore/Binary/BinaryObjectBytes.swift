@@ -82,9 +82,12 @@ extension ByteBuffer {
     /// scalar stays below 0x100 (CoreFoundation reads such bytes back as Latin-1; other readers
     /// may not, so only a file that already had them gets them).
     mutating func appendBinaryString(_ s: String, note: BinaryLayout.EncodingNote?) {
-        // Without a note, ASCII text in contiguous storage (every native string) is checked and
-        // copied in one visit to its bytes.
-        if note == nil, s.utf8.withContiguousStorageIfAvailable({ appendBinaryASCII($0) }) == true { return }
+        // Without a note, text in contiguous storage (every native string) is checked once: ASCII
+        // is copied in the same visit to its bytes, anything else can only be UTF-16.
+        if note == nil, let wroteASCII = s.utf8.withContiguousStorageIfAvailable({ appendBinaryASCII($0) }) {
+            if !wroteASCII { appendBinaryUTF16(s, note: nil) }
+            return
+        }
         let notedType = note?.type
         // Native strings (every decoded one) are contiguous UTF-8: copied and checked in bulk.
         var s = s
@@ -99,17 +102,22 @@ extension ByteBuffer {
             appendBinaryMarker(0x5, count: s.unicodeScalars.count, note: note)
             for scalar in s.unicodeScalars { append(UInt8(truncatingIfNeeded: scalar.value)) }
         } else {
-            let units = s.utf16.count
-            appendBinaryMarker(0x6, count: units, note: notedType == 0x6 ? note : nil)
-            appendUninitialized(count: 2 * units) { buffer in
-                // `utf16` yields exactly `units` code units, so every store is inside the
-                // 2 * units bytes being appended.
-                var i = 0
-                for unit in s.utf16 {
-                    buffer[i] = UInt8(truncatingIfNeeded: unit >> 8)
-                    buffer[i + 1] = UInt8(truncatingIfNeeded: unit)
-                    i += 2
-                }
+            appendBinaryUTF16(s, note: notedType == 0x6 ? note : nil)
+        }
+    }
+
+    /// Writes `s` as a UTF-16BE string object (`0x6n`); `note` is a noted UTF-16 object's, or nil.
+    private mutating func appendBinaryUTF16(_ s: String, note: BinaryLayout.EncodingNote?) {
+        let units = s.utf16.count
+        appendBinaryMarker(0x6, count: units, note: note)
+        appendUninitialized(count: 2 * units) { buffer in
+            // `utf16` yields exactly `units` code units, so every store is inside the
+            // 2 * units bytes being appended.
+            var i = 0
+            for unit in s.utf16 {
+                buffer[i] = UInt8(truncatingIfNeeded: unit >> 8)
+                buffer[i + 1] = UInt8(truncatingIfNeeded: unit)
+                i += 2
             }
         }
     }

@@ -152,7 +152,7 @@ struct BinaryObjectPlanner: ~Copyable {
                 let original = holderOfObject[Int(copy.original)]
                 guard holderOfObject[Int(copy.object)] < 0, original >= 0 else { continue }
                 slots.append(Slot(order: Int(copy.object), value: .null, content: .copy(of: original)))
-                scalarBytes += 9
+                scalarBytes += slots[original].value.estimatedBinaryObjectSize
             }
         }
         return top
@@ -200,7 +200,7 @@ struct BinaryObjectPlanner: ~Copyable {
                     // CoreFoundation does not unique booleans and UIDs: it appends each
                     // occurrence as an object of its own, but every reference names the first.
                     slots.append(Slot(order: nextNewOrder(), value: value, content: .copy(of: existing)))
-                    scalarBytes += 9
+                    scalarBytes += value.estimatedBinaryObjectSize
                 default: break
                 }
                 return existing

@@ -132,8 +132,6 @@ struct BinaryPlainEncoder: ~Copyable {
             return (object, Frame(children: entries.storage.values.elements, firstReference: first + count, depth: depth))
         case .string(let string):
             return (try stringObject(string), nil)
-        case .data(let data):
-            return (try uniquedObject(for: value, estimatedSize: data.count + 5), nil)
         default:
             return (try uniquedObject(for: value), nil)
         }
@@ -152,17 +150,14 @@ struct BinaryPlainEncoder: ~Copyable {
         if recentStrings[slot].representation == representation && recentStrings[slot].isFilled {
             return recentStrings[slot].object
         }
-        let object = try uniquedObject(for: .string(string), estimatedSize: string.utf8.count + 5)
+        let object = try uniquedObject(for: .string(string))
         recentStrings[slot] = RecentString(representation: representation, object: object, isFilled: true)
         return object
     }
 
     /// The object of a scalar: the one an identical scalar already has, or a new one.
-    /// `estimatedSize` is at least the size of most such objects: the marker, a count of up to
-    /// four bytes, and the payload (UTF-16 text may take more than its UTF-8; the output then
-    /// grows); the callers know it without another switch over the value.
     @inline(__always)
-    private mutating func uniquedObject(for value: PlistValue, estimatedSize: Int = 9) throws(PlistError) -> UInt32 {
+    private mutating func uniquedObject(for value: PlistValue) throws(PlistError) -> UInt32 {
         switch uniqued.lookup(value, scalarAt: { scalars[$0].value }) {
         case .found(let index):
             switch value {
@@ -170,14 +165,14 @@ struct BinaryPlainEncoder: ~Copyable {
                 // CoreFoundation appends every occurrence as an object of its own, but every
                 // reference names the first.
                 _ = try newObject(Object(kind: .scalar, count: 0, first: index))
-                scalarBytes += 9
+                scalarBytes += value.estimatedBinaryObjectSize
             default: break
             }
             return scalars[index].object
         case .absent(let insertion):
             let index = scalars.count
             let object = try newObject(Object(kind: .scalar, count: 0, first: index))
-            scalarBytes += estimatedSize
+            scalarBytes += value.estimatedBinaryObjectSize
             uniqued.insert(index, at: insertion)
             scalars.push(UniqueScalar(value: value, object: object))
             return object
