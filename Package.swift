@@ -10,7 +10,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         .systemLibrary(
@@ -23,11 +22,7 @@ let package = Package(
         .target(name: "CTroveFastPaths"),
         .target(
             name: "TroveCore",
-            dependencies: [
-                "CLibXML2",
-                "CTroveFastPaths",
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
+            dependencies: ["CLibXML2", "CTroveFastPaths"]
         ),
         .target(name: "TroveStore", dependencies: ["TroveCore"]),
         .target(name: "Trove", dependencies: ["TroveCore", "TroveStore"]),

@@ -95,6 +95,8 @@ enum GeneratedValues {
             ("empty array", .array([])), ("empty dictionary", .dictionary([:])), ("array of empties", .array([.array([]), .dictionary([:]), .string(""), .data(Data())])),
             ("dictionary with empty key", .dictionary(["": .integer(1), "a": .array([])])),
             ("non-ASCII keys", .dictionary(["clé": .bool(true), "ключ": .bool(false), "😀": .integer(3), "<&>": .string("v")])),
+            // Two keys each to CF and plistlib (code units differ), one key each to Swift's `==`.
+            ("canonically equivalent keys", .dictionary(["é": .integer(1), "e\u{301}": .integer(2), "K": .integer(3), "\u{212A}": .integer(4)])),
             ("60 levels of nesting", deep),
             ("null in array", .array([.null, .integer(1), .null])),
             ("uids in a keyed-archive shape", .dictionary(["$top": .dictionary(["root": .uid(1)]), "$objects": .array([.string("$null"), .uid(2), .uid(0)])])),

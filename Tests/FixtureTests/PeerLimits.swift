@@ -11,6 +11,7 @@ enum PeerLimit: String, CaseIterable, Sendable {
     case expatRejectsControls = "XML 1.0 forbids C0 controls other than TAB/LF/CR and U+FFFE/U+FFFF: expat rejects them, plistlib refuses to write them"
     case expatNormalisesCR = "XML end-of-line handling: expat reads CR as LF and plistlib writes CR as LF"
     case appleXMLWritesUnsignedZero = "Apple's XML writer prints -0.0 as 0.0 (Foundation's does; ours follows it)"
+    case foundationMergesEquivalentKeys = "the Linux Foundation keys dictionaries by Swift String, merging canonically equivalent keys (CF on macOS keeps both)"
 }
 
 /// The checks a value goes through, with the limits that apply to each.
@@ -54,6 +55,7 @@ enum PeerCheck: String, CaseIterable, Sendable {
         if involvesFoundation && holdsNull && !isXML { limits.append(.foundationHasNoNull) }
         if involvesFoundation && holdsUID && !isXML { limits.append(.foundationHasNoUID) }
         if self == .weReadPlistlibBinary && holdsNull { limits.append(.plistlibCannotWriteNull) }
+        if involvesFoundation && Self.containsEquivalentKeys(value) { limits.append(.foundationMergesEquivalentKeys) }
         if self == .plistlibReadsOurXML || self == .weReadPlistlibXML {
             if Self.containsText(value, where: Self.isXMLForbidden) { limits.append(.expatRejectsControls) }
             if Self.containsText(value, where: { $0 == "\r" }) { limits.append(.expatNormalisesCR) }
@@ -68,6 +70,14 @@ enum PeerCheck: String, CaseIterable, Sendable {
     private static func isNegativeZero(_ v: PlistValue) -> Bool {
         if case .real(let r) = v { return r.value == 0 && r.value.sign == .minus }
         return false
+    }
+
+    /// True when some dictionary has two keys that differ in code units but are one Swift String.
+    private static func containsEquivalentKeys(_ v: PlistValue) -> Bool {
+        ValueComparison.contains(v) { value in
+            guard case .dictionary(let dict) = value else { return false }
+            return Set(dict.keys).count != dict.count
+        }
     }
 
     /// Scalars XML 1.0 does not allow in a document, raw or escaped.

@@ -101,7 +101,7 @@ private func goldenMismatch(_ value: PlistValue, _ golden: Any, at path: String 
         return nil
     case ("dict", .dictionary(let entries)):
         guard let items = payload as? [[Any]], items.count == entries.count else { return "\(path): dict count" }
-        for ((key, entry), item) in zip(entries.storage, items) {
+        for ((key, entry), item) in zip(entries, items) {
             guard item.count == 2, item[0] as? String == key else { return "\(path): key \(key) vs \(item.first ?? "")" }
             if let m = goldenMismatch(entry, item[1], at: "\(path)/\(key)") { return m }
         }

@@ -28,7 +28,7 @@ private func singlyReferencedEntry(
     return layout.walkExtents.withUnsafeBufferPointer { extents in
         var cursor = NoteCursor(extents: extents.baseAddress, container: 0)
         cursor.skip(dictionary.count)
-        for (key, value) in dictionary.storage {
+        for (key, value) in dictionary {
             guard let position = cursor.next() else { return nil }
             let object = layout.walkObjects[position]
             if accept(value), references[object] == 1 { return (key, Int(object)) }

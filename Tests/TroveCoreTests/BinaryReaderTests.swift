@@ -209,7 +209,7 @@ struct BinaryReaderMarkerTests {
         builder.add([0x10, 0x02])
         let value = try readBinary(builder.build()).value
         #expect(value == .dictionary(["b": 1, "a": 2]))
-        #expect(value.dictionaryValue?.keys.elements == ["b", "a"])
+        #expect(value.dictionaryValue?.keys == ["b", "a"])
     }
 
     @Test("a repeated key keeps its first position and its last value")
@@ -222,7 +222,7 @@ struct BinaryReaderMarkerTests {
         builder.add([0x10, 0x02])
         builder.add([0x10, 0x03])
         let (value, layout) = try readBinary(builder.build())
-        #expect(value.dictionaryValue?.keys.elements == ["k", "z"])
+        #expect(value.dictionaryValue?.keys == ["k", "z"])
         #expect(value == .dictionary(["k": 3, "z": 2]))
         // The notes keep the repeated entry, so the file comes back whole.
         #expect(try BinaryPlistWriter().write(value, layout: layout) == builder.build())

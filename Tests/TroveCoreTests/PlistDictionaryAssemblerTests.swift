@@ -1,43 +1,54 @@
-import OrderedCollections
 import Testing
 import TroveTestSupport
 @testable import TroveCore
 
 /// The readers build every dictionary through ``PlistDictionaryAssembler``; it must decide
-/// exactly as inserting the entries one at a time does (first position, last value).
+/// exactly as inserting the entries one at a time into a list does (first position, last value,
+/// keys equal when their code units are).
 @Suite("Dictionary assembler")
 struct PlistDictionaryAssemblerTests {
-    /// The definition the assembler must match.
-    private static func oneAtATime(_ keys: [String], _ values: [PlistValue]) -> (OrderedDictionary<String, PlistValue>, Bool) {
-        var storage = OrderedDictionary<String, PlistValue>()
+    /// The definition the assembler must match: a list searched by code units.
+    static func oneAtATime(_ keys: [String], _ values: [PlistValue]) -> (keys: [String], values: [PlistValue], repeated: Bool) {
+        var outKeys: [String] = []
+        var outValues: [PlistValue] = []
         var repeated = false
-        for (key, value) in zip(keys, values) where storage.updateValue(value, forKey: key) != nil { repeated = true }
-        return (storage, repeated)
+        for (key, value) in zip(keys, values) {
+            if let i = outKeys.firstIndex(where: { Array($0.utf8) == Array(key.utf8) }) {
+                outValues[i] = value
+                repeated = true
+            } else {
+                outKeys.append(key)
+                outValues.append(value)
+            }
+        }
+        return (outKeys, outValues, repeated)
     }
 
     private static func check(
         _ assembler: inout PlistDictionaryAssembler, _ keys: [String], sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let values = keys.indices.map { PlistValue.integer(PlistInteger($0)) }
-        let (expected, expectedRepeated) = oneAtATime(keys, values)
-        let (dictionary, repeated) = assembler.assemble(keys: ContiguousArray(keys), values: ContiguousArray(values))
-        #expect(repeated == expectedRepeated, "keys \(keys)", sourceLocation: sourceLocation)
+        let expected = oneAtATime(keys, values)
+        let (dictionary, repeated) = assembler.assemble(keys: keys, values: values)
+        #expect(repeated == expected.repeated, "keys \(keys)", sourceLocation: sourceLocation)
         // Order matters here: the dictionary's own == ignores it.
-        #expect(Array(dictionary.storage.keys) == Array(expected.keys), sourceLocation: sourceLocation)
-        #expect(Array(dictionary.storage.values) == Array(expected.values), sourceLocation: sourceLocation)
-        // A lookup works, which it would not if an unchecked duplicate corrupted the hash table.
-        for key in Set(keys) { #expect(dictionary[key] == expected[key], sourceLocation: sourceLocation) }
+        #expect(dictionary.keys.map { Array($0.utf8) } == expected.keys.map { Array($0.utf8) }, sourceLocation: sourceLocation)
+        #expect(dictionary.values == expected.values, sourceLocation: sourceLocation)
+        // Every key is found at its place, which it would not be if the table were wrong.
+        for (i, key) in expected.keys.enumerated() {
+            #expect(dictionary.index(forKey: key) == i, "\(key)", sourceLocation: sourceLocation)
+        }
     }
 
     @Test("random key sets of every size, with and without repeats, match one-at-a-time insertion")
     func matchesInsertion() {
         var random = SplitMix(seed: 0xD1C7)
         var assembler = PlistDictionaryAssembler(seed: 0x5EED)
-        // Short keys (inline strings), long keys (heap strings) and non-ASCII keys; a small
-        // alphabet makes repeats likely, a large one rare.
+        // Short keys (inline strings), long keys (heap strings) and non-ASCII keys, among them
+        // canonically equivalent spellings; a small alphabet makes repeats likely, a large one rare.
         let alphabets: [[String]] = [["a", "b", "c"], (0..<40).map { "key-\($0)" },
                                      (0..<500).map { "a-long-key-that-does-not-fit-inline-\($0)" },
-                                     ["é", "中文", "😀", "e\u{301}", "\u{E000}", "𝄞x", "ÿ"]]
+                                     ["é", "中文", "😀", "e\u{301}", "\u{E000}", "𝄞x", "ÿ", "K", "\u{212A}"]]
         for size in [0, 1, 2, 3, 4, 5, 6, 15, 16, 17, 33, 200, 700] {
             for alphabet in alphabets {
                 for _ in 0..<4 {
@@ -48,41 +59,25 @@ struct PlistDictionaryAssemblerTests {
                 }
             }
         }
-        #expect(assembler.probeCapHits == 0)
     }
 
-    @Test("a repeat in the last position and keys equal only as Unicode text are found")
+    @Test("a repeat in the last position is found; keys equal only as Unicode text are two keys")
     func edgeRepeats() {
         var assembler = PlistDictionaryAssembler(seed: 1)
         let many = (0..<100).map { "k\($0)" }
         Self.check(&assembler, many + ["k0"])
         Self.check(&assembler, many + ["k99"])
-        // Canonically equivalent spellings are one Swift String key, also when one of them is
-        // ASCII (the Kelvin sign is "K", the Greek question mark ";").
-        Self.check(&assembler, (0..<10).map { "x\($0)" } + ["e\u{301}", "é"])
-        Self.check(&assembler, (0..<10).map { "x\($0)" } + ["K", "\u{212A}"])
-        Self.check(&assembler, ["\u{37E}"] + (0..<10).map { "x\($0)" } + [";"])
-        #expect("\u{212A}" == "K")
-    }
-
-    @Test("keys that all land in one slot use up the probe cap and still assemble correctly")
-    func probeCapFallsBack() {
-        let seed: UInt64 = 0xC011_1DE5
-        let count = 40
-        let mask = UInt64(PlistDictionaryAssembler.tableSize(forKeys: count) - 1)
-        var colliding: [String] = []
-        var candidate = 0
-        while colliding.count < count {
-            let key = "candidate-\(candidate)"
-            if let h = PlistDictionaryAssembler.hash(key, seed: seed), h & mask == 0 { colliding.append(key) }
-            candidate += 1
+        for few in [2, 10, 30] {
+            // Canonically equivalent spellings are one Swift String but two keys, as in CF; also
+            // when one of them is ASCII (the Kelvin sign is "K", the Greek question mark ";").
+            let pairs: [[String]] = [["e\u{301}", "é"], ["K", "\u{212A}"], ["\u{37E}", ";"]]
+            for pair in pairs {
+                let keys = pair + (0..<few).map { "x\($0)" }
+                let (dictionary, repeated) = assembler.assemble(keys: keys, values: keys.map { .string($0) })
+                #expect(!repeated && dictionary.count == keys.count, "\(pair)")
+                #expect(dictionary[pair[0]] == .string(pair[0]) && dictionary[pair[1]] == .string(pair[1]))
+            }
         }
-        var assembler = PlistDictionaryAssembler(seed: seed)
-        Self.check(&assembler, colliding)
-        Self.check(&assembler, colliding + [colliding[7]])
-        #expect(assembler.probeCapHits == 2)
-        // The table was left clean: an ordinary set of keys afterwards takes the hashed path.
-        Self.check(&assembler, (0..<50).map { "after-\($0)" })
-        #expect(assembler.probeCapHits == 2)
+        #expect("\u{212A}" == "K")
     }
 }

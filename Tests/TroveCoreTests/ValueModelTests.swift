@@ -42,10 +42,10 @@ struct ValueModelTests {
         let b: PlistValue = ["a": 2, "m": [true, "x"], "z": 1]
         #expect(a == b)
         #expect(a.hashValue == b.hashValue)
-        #expect(a.dictionaryValue?.keys.elements == ["z", "a", "m"])
+        #expect(a.dictionaryValue?.keys == ["z", "a", "m"])
         let c: PlistValue = ["a": 2, "m": [true, "y"], "z": 1]
         #expect(a != c)
-        #expect(PlistDictionary([("k", 1), ("j", 2), ("k", 3)]).keys.elements == ["k", "j"])
+        #expect(PlistDictionary([("k", 1), ("j", 2), ("k", 3)]).keys == ["k", "j"])
         #expect(PlistDictionary([("k", 1), ("j", 2), ("k", 3)])["k"] == 3)
     }
 

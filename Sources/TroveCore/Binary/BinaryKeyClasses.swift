@@ -8,10 +8,9 @@
 /// ``PlistDictionaryAssembler`` does for the text formats, whose keys are not shared) was
 /// about an eighth of decoding a typical file.
 ///
-/// Only ASCII texts get a class, because only there is byte equality the same as `String`
-/// equality (which is canonical equivalence: the Kelvin sign equals "K"). A dictionary with a
-/// key outside ASCII, or whose keys really repeat, is left to the assembler, which decides
-/// exactly. The texts are hashed with ``SeededByteHash`` under a probe budget; once crafted
+/// Texts are one class when their bytes are equal, which is exactly when they are one key (see
+/// ``PlistDictionary``). A dictionary whose keys really repeat is left to the assembler, which
+/// resolves the repeats. The texts are hashed with ``SeededByteHash`` under a probe budget; once crafted
 /// input spends it, new texts get no class and their dictionaries take the assembler's path,
 /// which has its own protection, so no input makes this quadratic.
 ///
@@ -39,10 +38,11 @@ struct BinaryKeyClasses: ~Copyable {
     private var bucketCount = 32
     private var serial: UInt32 = 0
     private var probeBudget = 64
-    private let seed: UInt64
+    /// The seed the texts are hashed under.
+    let seed: UInt64
 
     private static let unassigned: UInt32 = 0
-    /// A key whose text has no class: not ASCII, or met after the probe budget ran out.
+    /// A key whose text has no class: met after the probe budget ran out.
     private static let unclassified = UInt32.max
 
     /// A table for a file of `objectCount` objects; tests pass a fixed `seed`.
@@ -93,10 +93,17 @@ struct BinaryKeyClasses: ~Copyable {
         return true
     }
 
+    /// The ``SeededByteHash`` under ``seed`` of the text of key object `object`, which
+    /// ``admit(_:text:)`` has admitted.
+    @inline(__always)
+    func hash(ofAdmitted object: Int) -> UInt64 {
+        classes[Int(classOf[object] &- 1)].hash
+    }
+
     @inline(never)
     private mutating func assignClass(_ text: String) -> UInt32 {
-        let (h, isASCII) = SeededByteHash.hash(text, seed: seed)
-        guard isASCII, classCount < Int(UInt32.max) - 2 else { return Self.unclassified }
+        let h = SeededByteHash.hash(text, seed: seed).hash
+        guard classCount < Int(UInt32.max) - 2 else { return Self.unclassified }
         probeBudget &+= 8
         let tag = h & 0xFFFF_FFFF_0000_0000
         let mask = bucketCount &- 1

@@ -257,14 +257,14 @@ struct BinaryObjectPlanner: ~Copyable {
                     total: 2 * restored.count, cursor: keyCursor, valueCursor: valueCursor)
             } else if let notes = entryNotesByKey(for: entries, subtree: subtree) {
                 frame = Frame(
-                    slot: slot, firstChild: 0, depth: depth, keys: entries.storage.keys.elements,
-                    values: entries.storage.values.elements, isDictionary: true, entryNotes: notes,
+                    slot: slot, firstChild: 0, depth: depth, keys: entries.keys,
+                    values: entries.values, isDictionary: true, entryNotes: notes,
                     total: 2 * entries.count, cursor: keyCursor, valueCursor: keyCursor)
             } else {
                 // The noted keys in the noted order, or no notes at all (empty cursors).
                 frame = Frame(
-                    slot: slot, firstChild: 0, depth: depth, keys: entries.storage.keys.elements,
-                    values: entries.storage.values.elements, isDictionary: true, followsCursors: true,
+                    slot: slot, firstChild: 0, depth: depth, keys: entries.keys,
+                    values: entries.values, isDictionary: true, followsCursors: true,
                     total: 2 * entries.count, cursor: keyCursor, valueCursor: valueCursor)
             }
             frame.firstChild = reserveChildren(frame.total)
@@ -292,12 +292,14 @@ struct BinaryObjectPlanner: ~Copyable {
         var cursor = NoteCursor(extents: walkExtents, container: subtree)
         let notedCount = cursor.remainingCount() / 2
         let firstKey = subtree + 1
-        let keys = entries.storage.keys
+        let keys = entries.keys
         if notedCount == keys.count {
             var inOrder = true
-            for i in 0..<notedCount where layout.keyTexts[layout.walkObjects[firstKey + i]] != keys[i] {
-                inOrder = false
-                break
+            for i in 0..<notedCount {
+                guard let text = layout.keyTexts[layout.walkObjects[firstKey + i]], text.hasSameUTF8(as: keys[i]) else {
+                    inOrder = false
+                    break
+                }
             }
             if inOrder { return nil }
         }
@@ -305,17 +307,25 @@ struct BinaryObjectPlanner: ~Copyable {
         var valuePositions: [Int] = []
         valuePositions.reserveCapacity(notedCount)
         while let position = cursor.next() { valuePositions.append(position) }
-        var notedIndex: [String: Int] = [:]
+        // Each noted key text once, with its first position, matched by code units as keys are.
+        var notedTexts: [String] = []
+        var notedPositions: [Int] = []
+        let notedIndex = PlistKeyIndex(capacity: notedCount)
         for i in 0..<notedCount {
             guard let text = layout.keyTexts[layout.walkObjects[firstKey + i]] else { continue }
-            if notedIndex[text] == nil { notedIndex[text] = i }
+            notedTexts.append(text)
+            if notedTexts.withUnsafeBufferPointer({ notedIndex.insert(notedTexts.count - 1, of: $0) }) == nil {
+                notedPositions.append(i)
+            } else {
+                notedTexts.removeLast()
+            }
         }
         var keyPositions: [Int?] = []
         var matchedValues: [Int?] = []
         keyPositions.reserveCapacity(keys.count)
         matchedValues.reserveCapacity(keys.count)
         for key in keys {
-            let i = notedIndex[key]
+            let i = notedTexts.withUnsafeBufferPointer { notedIndex.position(of: key, in: $0) }.map { notedPositions[$0] }
             keyPositions.append(i.map { firstKey + $0 })
             matchedValues.append(i.flatMap { $0 < valuePositions.count ? valuePositions[$0] : nil })
         }
@@ -329,7 +339,7 @@ struct BinaryObjectPlanner: ~Copyable {
         guard let subtree, let layout, !layout.repeatedKeys.isEmpty,
             let repeated = layout.repeatedKeys[UInt32(truncatingIfNeeded: subtree)]
         else { return nil }
-        guard Set(repeated.keys).count == entries.count else { return nil }
+        guard PlistDictionary(repeated.keys.lazy.map { ($0, PlistValue.null) }).count == entries.count else { return nil }
         var restored: [(String, PlistValue)] = []
         restored.reserveCapacity(repeated.keys.count)
         for (i, key) in repeated.keys.enumerated() {

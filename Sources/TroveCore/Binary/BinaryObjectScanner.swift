@@ -1,5 +1,4 @@
 import Foundation
-import OrderedCollections
 
 /// Decodes the objects of a validated binary plist into ``PlistValue``s, and optionally records
 /// the notes of a ``BinaryLayout``.
@@ -220,7 +219,7 @@ struct BinaryObjectScanner: ~Copyable {
         try checkExpansion(frame.expanded, at: frame.refs)
         let value: PlistValue
         if frame.isDictionary {
-            var keys = ContiguousArray<String>()
+            var keys: [String] = []
             keys.reserveCapacity(frame.count)
             let refSize = trailer.objectRefSize
             keyClasses.beginDictionary(count: frame.count)
@@ -234,12 +233,26 @@ struct BinaryObjectScanner: ~Copyable {
             }
             let dictionary: PlistDictionary
             let repeated: Bool
-            if distinct {
-                dictionary = PlistDictionary(OrderedDictionary(uncheckedUniqueKeys: keys, values: values.popContiguousArray(from: frame.base)))
+            if distinct && frame.count > PlistDictionary.linearSearchLimit {
+                // The key classes hashed every key text once for the file: the dictionary's table
+                // takes those hashes instead of hashing its keys again.
+                var hashes: [UInt64] = []
+                hashes.reserveCapacity(frame.count)
+                for i in 0..<frame.count {
+                    let key = Int(bytes.loadBigEndian(at: frame.refs + i * refSize, width: refSize))
+                    hashes.append(keyClasses.hash(ofAdmitted: key))
+                }
+                dictionary = hashes.withUnsafeBufferPointer {
+                    PlistDictionary(
+                        uncheckedUniqueKeys: keys, values: values.popArray(from: frame.base), hashes: $0, seed: keyClasses.seed)
+                }
+                repeated = false
+            } else if distinct {
+                dictionary = PlistDictionary(uncheckedUniqueKeys: keys, values: values.popArray(from: frame.base))
                 repeated = false
             } else {
                 // A repeated key keeps its first position and its last value, as CoreFoundation does.
-                (dictionary, repeated) = dictionaries.assemble(keys: keys, values: values.popContiguousArray(from: frame.base))
+                (dictionary, repeated) = dictionaries.assemble(keys: keys, values: values.popArray(from: frame.base))
             }
             if keepsLayout && repeated {
                 noteRepeatedKeys(count: frame.count, refsAt: frame.refs, walkPosition: frame.walkIndex)

@@ -126,10 +126,10 @@ struct BinaryPlainEncoder: ~Copyable {
             try enter(depth: depth, holding: count)
             guard count > 0 else { return (object, nil) }
             references.push(repeating: 0, count: 2 * count)
-            for (i, key) in entries.storage.keys.enumerated() {
+            for (i, key) in entries.keys.enumerated() {
                 references[first + i] = try stringObject(key)
             }
-            return (object, Frame(children: entries.storage.values.elements, firstReference: first + count, depth: depth))
+            return (object, Frame(children: entries.values, firstReference: first + count, depth: depth))
         case .string(let string):
             return (try stringObject(string), nil)
         default:

@@ -97,7 +97,7 @@ struct LimitMeter {
         case .data(let d): return countBytes(d.count)
         case .dictionary(let d):
             var keyBytes = 0
-            for key in d.storage.keys { keyBytes = keyBytes.saturatingAdd(key.utf8.count) }
+            for key in d.keys { keyBytes = keyBytes.saturatingAdd(key.utf8.count) }
             return countBytes(keyBytes)
         default: return nil
         }

@@ -76,22 +76,12 @@ struct MovingStack<Element>: ~Copyable {
     /// Moves the elements from position `start` to the top into a new array, in order, and
     /// removes them from the stack.
     mutating func popArray(from start: Int) -> [Element] {
-        pop(from: start, into: [Element].self)
-    }
-
-    /// ``popArray(from:)`` into the array type an `OrderedDictionary` keeps its keys and values in.
-    mutating func popContiguousArray(from start: Int) -> ContiguousArray<Element> {
-        pop(from: start, into: ContiguousArray<Element>.self)
-    }
-
-    @inline(__always)
-    private mutating func pop<A: RangeReplaceableCollection<Element>>(from start: Int, into _: A.Type) -> A {
         let n = count - start
-        guard n > 0 else { return A() }
+        guard n > 0 else { return [] }
         // `reserveCapacity` and `append` are specialized for the element type; building the
         // array with `init(unsafeUninitializedCapacity:)` instead goes through the runtime's
         // generic path and its metadata lookups, which cost more than the appends.
-        var array = A()
+        var array: [Element] = []
         array.reserveCapacity(n)
         count = start
         for i in 0..<n { array.append((base + start + i).move()) }

@@ -36,8 +36,8 @@ struct PlistContainerCursor {
 
     /// A cursor over a dictionary's entries, in the dictionary's own order.
     init(dictionary: PlistDictionary) {
-        values = dictionary.storage.values.elements
-        keys = dictionary.storage.keys.elements
+        values = dictionary.values
+        keys = dictionary.keys
         order = []
         isDictionary = true
         count = keys.count
@@ -47,14 +47,13 @@ struct PlistContainerCursor {
     /// the dictionary uncopied and unhashed. Generic rather than taking a comparison closure so
     /// that each writer's comparison is specialized into the sort.
     init<Order: PlistKeySortOrder>(dictionary: PlistDictionary, sortedBy _: Order.Type) {
-        // Compared through the ordered set, whose subscript lends its keys: through an array, the
-        // sort retained and released both keys of every comparison.
-        let keySet = dictionary.storage.keys
-        values = dictionary.storage.values.elements
-        keys = keySet.elements
-        order = keySet.indices.sorted { Order.precedes(keySet[$0], keySet[$1]) }
+        values = dictionary.values
+        keys = dictionary.keys
+        // Compared through a buffer pointer, which lends its keys: through the array, the sort
+        // retained and released both keys of every comparison.
+        order = keys.withUnsafeBufferPointer { keys in keys.indices.sorted { Order.precedes(keys[$0], keys[$1]) } }
         isDictionary = true
-        count = keySet.count
+        count = keys.count
     }
 
     /// Moves to the next child and returns its position in `values` (and `keys`); nil once

@@ -1,76 +1,150 @@
-import OrderedCollections
-
 /// The entries of a property-list dictionary, in the order they were read or inserted.
 ///
 /// Files keep key order (XML in document order, binary in the order of the key references), and
-/// a faithful rewrite needs it, so the storage is an `OrderedDictionary`. Equality and hashing
-/// ignore order: two dictionaries with the same entries are equal, as they are to Apple's readers.
+/// a faithful rewrite needs it, so keys and values are two arrays in that order. Keys are equal
+/// when their code units are, as they are to CoreFoundation, `NSDictionary` and plistlib: "é" as
+/// one scalar and "e" with a combining accent are two keys here, although Swift's `==` calls the
+/// strings equal, so a file holding both reads and rewrites without losing either.
+///
+/// Equality and hashing ignore order: two dictionaries with the same entries are equal, as they
+/// are to Apple's readers.
+///
+/// Up to ``linearSearchLimit`` entries a lookup compares keys in turn; a larger dictionary keeps
+/// a hash table of positions (``PlistKeyIndex``), built when the dictionary is made and shared by
+/// its copies until one of them changes.
 public struct PlistDictionary: Sendable {
-    /// The ordered storage. Mutating it directly is fine; the type adds no invariants of its own.
-    public var storage: OrderedDictionary<String, PlistValue>
+    // The optional reference comes first: `PlistValue` keeps its case in the spare bits of its
+    // payloads' last word, and an optional has none to give, so with the table last every value
+    // grew from 24 bytes to 25 (32 in an array).
+    /// Present exactly when there are more than ``linearSearchLimit`` keys.
+    private var table: PlistKeyIndex?
+    /// The keys in order; no two are equal.
+    public private(set) var keys: [String]
+    /// The values in key order.
+    public private(set) var values: [PlistValue]
+
+    /// Up to this many keys, comparing them in turn is cheaper than keeping a table.
+    static let linearSearchLimit = 16
 
     /// An empty dictionary.
-    @inlinable
-    public init() { storage = [:] }
-
-    /// A dictionary with room for `capacity` entries.
-    @inlinable
-    public init(minimumCapacity capacity: Int) {
-        storage = OrderedDictionary(minimumCapacity: capacity)
+    public init() {
+        keys = []
+        values = []
     }
 
-    /// Wraps existing ordered storage.
-    @inlinable
-    public init(_ storage: OrderedDictionary<String, PlistValue>) { self.storage = storage }
+    /// A dictionary with room for `capacity` entries.
+    public init(minimumCapacity capacity: Int) {
+        self.init()
+        keys.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+    }
 
     /// Builds a dictionary from key-value pairs; a repeated key keeps its first position and its
     /// last value (what CoreFoundation and plistlib do with duplicate keys in a file).
     public init<S: Sequence>(_ pairs: S) where S.Element == (String, PlistValue) {
-        storage = [:]
-        for (k, v) in pairs { storage[k] = v }
+        self.init(minimumCapacity: pairs.underestimatedCount)
+        for (key, value) in pairs { updateValue(value, forKey: key) }
+    }
+
+    /// A dictionary of `keys[i]: values[i]`; the caller has proven the keys distinct.
+    init(uncheckedUniqueKeys keys: [String], values: [PlistValue]) {
+        assert(keys.count == values.count, "a dictionary needs as many keys as values")
+        self.keys = keys
+        self.values = values
+        table = keys.count > Self.linearSearchLimit
+            ? keys.withUnsafeBufferPointer { PlistKeyIndex.build(uniqueKeys: $0) } : nil
+    }
+
+    /// A dictionary of `keys[i]: values[i]`, proven distinct by the binary reader, which also
+    /// knows each key's ``SeededByteHash`` under `seed`.
+    init(uncheckedUniqueKeys keys: [String], values: [PlistValue], hashes: UnsafeBufferPointer<UInt64>, seed: UInt64) {
+        assert(keys.count == values.count, "a dictionary needs as many keys as values")
+        self.keys = keys
+        self.values = values
+        table = keys.count > Self.linearSearchLimit
+            ? keys.withUnsafeBufferPointer { PlistKeyIndex.build(uniqueKeys: $0, knownHashes: hashes, seed: seed) } : nil
+    }
+
+    /// A dictionary of `keys[i]: values[i]` and its finished index; nil for a dictionary small
+    /// enough to go without one.
+    init(keys: [String], values: [PlistValue], index: PlistKeyIndex?) {
+        assert(keys.count == values.count && (index == nil) == (keys.count <= Self.linearSearchLimit))
+        self.keys = keys
+        self.values = values
+        table = index
     }
 
     /// The value for `key`, or nil. Setting nil removes the entry.
-    @inlinable
     public subscript(key: String) -> PlistValue? {
-        get { storage[key] }
-        set { storage[key] = newValue }
+        get { index(forKey: key).map { values[$0] } }
+        set {
+            if let newValue {
+                updateValue(newValue, forKey: key)
+            } else {
+                removeValue(forKey: key)
+            }
+        }
     }
 
-    /// The keys in order.
-    @inlinable
-    public var keys: OrderedSet<String> { storage.keys }
-
-    /// The values in key order.
-    @inlinable
-    public var values: OrderedDictionary<String, PlistValue>.Values { storage.values }
+    /// The position of `key` in ``keys`` and ``values``, or nil.
+    public func index(forKey key: String) -> Int? {
+        keys.withUnsafeBufferPointer { keys in
+            if let table { return table.position(of: key, in: keys) }
+            return keys.firstIndex { $0.hasSameUTF8(as: key) }
+        }
+    }
 
     /// The number of entries.
-    @inlinable
-    public var count: Int { storage.count }
+    public var count: Int { keys.count }
 
     /// True when there are no entries.
-    @inlinable
-    public var isEmpty: Bool { storage.isEmpty }
+    public var isEmpty: Bool { keys.isEmpty }
 
-    /// Inserts or replaces the value for `key`; a new key goes at the end.
-    @inlinable
-    public mutating func updateValue(_ value: PlistValue, forKey key: String) {
-        storage[key] = value
+    /// Inserts or replaces the value for `key`; a new key goes at the end. Returns the value
+    /// replaced, or nil when the key is new.
+    @discardableResult
+    public mutating func updateValue(_ value: PlistValue, forKey key: String) -> PlistValue? {
+        if let position = index(forKey: key) {
+            let old = values[position]
+            values[position] = value
+            return old
+        }
+        keys.append(key)
+        values.append(value)
+        if table != nil {
+            if !isKnownUniquelyReferenced(&table) { table = table?.copy() }
+            _ = keys.withUnsafeBufferPointer { table?.insert(keys.count - 1, of: $0) }
+        } else if keys.count > Self.linearSearchLimit {
+            reindex()
+        }
+        return nil
     }
 
     /// Removes the entry for `key` and returns its value.
     @discardableResult
-    @inlinable
     public mutating func removeValue(forKey key: String) -> PlistValue? {
-        storage.removeValue(forKey: key)
+        guard let position = index(forKey: key) else { return nil }
+        keys.remove(at: position)
+        let old = values.remove(at: position)
+        // Every later position moved down one: the table is rebuilt, as the arrays were moved.
+        reindex()
+        return old
     }
 
     /// The entries sorted by key, in the order CoreFoundation's XML writer uses.
     public func sortedByKey() -> PlistDictionary {
-        var copy = self
-        copy.storage.sort { PlistKeyOrder.precedes($0.key, $1.key) }
-        return copy
+        let order = keys.indices.sorted { PlistKeyOrder.precedes(keys[$0], keys[$1]) }
+        var sorted = PlistDictionary()
+        sorted.keys = order.map { keys[$0] }
+        sorted.values = order.map { values[$0] }
+        sorted.reindex()
+        return sorted
+    }
+
+    /// Builds the table for the current keys, or drops it when they are few enough to scan.
+    private mutating func reindex() {
+        table = keys.count > Self.linearSearchLimit
+            ? keys.withUnsafeBufferPointer { PlistKeyIndex.build(uniqueKeys: $0) } : nil
     }
 }
 
@@ -78,12 +152,11 @@ extension PlistDictionary: RandomAccessCollection {
     public typealias Element = (key: String, value: PlistValue)
     public typealias Index = Int
 
-    @inlinable public var startIndex: Int { 0 }
-    @inlinable public var endIndex: Int { storage.count }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { keys.count }
 
-    @inlinable
     public subscript(position: Int) -> (key: String, value: PlistValue) {
-        (storage.keys[position], storage.values[position])
+        (keys[position], values[position])
     }
 }
 

@@ -255,10 +255,9 @@ struct StoragePair: Hashable {
     }
 
     init?(_ old: PlistDictionary, _ new: PlistDictionary) {
-        guard !old.isEmpty, !new.isEmpty, let oldStorage = Self.storage(old), let newStorage = Self.storage(new)
-        else { return nil }
-        self.old = oldStorage
-        self.new = newStorage
+        guard !old.isEmpty, !new.isEmpty else { return nil }
+        self.old = Self.storage(old)
+        self.new = Self.storage(new)
     }
 
     // The buffers are read in place, never through a copy: a copy's address could be reused
@@ -267,12 +266,10 @@ struct StoragePair: Hashable {
         elements.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
     }
 
-    /// The key and value buffers, or nil when the keys are not in one buffer (then sharing
-    /// cannot be proven and the pair is simply walked).
-    private static func storage(_ dictionary: PlistDictionary) -> Storage? {
-        guard let keys = dictionary.storage.keys.withContiguousStorageIfAvailable({ UnsafeRawPointer($0.baseAddress) })
-        else { return nil }
-        let values = dictionary.storage.values.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+    /// The key and value buffers.
+    private static func storage(_ dictionary: PlistDictionary) -> Storage {
+        let keys = dictionary.keys.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        let values = dictionary.values.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
         return Storage(first: keys, second: values)
     }
 }

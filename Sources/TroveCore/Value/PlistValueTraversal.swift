@@ -19,8 +19,8 @@ struct ContainerIdentity: Hashable {
     /// The identity of a dictionary's storage; nil for an empty dictionary.
     init?(_ dictionary: PlistDictionary) {
         guard !dictionary.isEmpty else { return nil }
-        first = dictionary.storage.keys.elements.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-        second = dictionary.storage.values.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        first = dictionary.keys.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        second = dictionary.values.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
     }
 }
 
@@ -69,10 +69,10 @@ enum PlistValueEquality {
                     pair = (a[i], b[i])
                 case let .dictionaries(a, b, sameOrder):
                     if sameOrder {
-                        pair = (a.storage.values[i], b.storage.values[i])
+                        pair = (a.values[i], b.values[i])
                     } else {
-                        guard let other = b.storage[a.storage.keys[i]] else { return false }
-                        pair = (a.storage.values[i], other)
+                        guard let other = b[a.keys[i]] else { return false }
+                        pair = (a.values[i], other)
                     }
                 }
             } else if let finished = stack.removeLast().identity {
@@ -103,7 +103,7 @@ enum PlistValueEquality {
             if left == right { return .equal }
             let identity = PairIdentity(lhs: left, rhs: right)
             if proven.contains(identity) { return .equal }
-            let sameOrder = left.first == right.first || x.storage.keys.elementsEqual(y.storage.keys)
+            let sameOrder = left.first == right.first || x.keys.elementsEqual(y.keys, by: { $0.hasSameUTF8(as: $1) })
             return .open(Frame(
                 children: .dictionaries(x, y, sameOrder: sameOrder), count: x.count, identity: identity))
         case let (.string(x), .string(y)): return x == y ? .equal : .unequal
@@ -160,7 +160,7 @@ enum PlistValueDigest {
                     stack[top].hasher.combine(d)
                 case .dictionary(let entries):
                     var entry = Hasher()
-                    entry.combine(entries.storage.keys[stack[top].next - 1])
+                    entry.combine(entries.keys[stack[top].next - 1])
                     entry.combine(d)
                     stack[top].entrySum = stack[top].entrySum &+ entry.finalize()
                 }
@@ -171,7 +171,7 @@ enum PlistValueDigest {
                 stack[top].next += 1
                 switch stack[top].children {
                 case .array(let elements): pending = elements[i]
-                case .dictionary(let entries): pending = entries.storage.values[i]
+                case .dictionary(let entries): pending = entries.values[i]
                 }
             } else {
                 var frame = stack.removeLast()

@@ -1,5 +1,4 @@
 import CLibXML2
-import OrderedCollections
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -245,7 +244,7 @@ struct XMLParseSession: ~Copyable {
     /// CF turns a dictionary whose only entry is `CF$UID` with an integer into a keyed-archive
     /// UID, keeping the low 32 bits of the number as CF's `uint32_t` does.
     static func dictionaryOrUID(_ d: PlistDictionary) -> PlistValue {
-        if d.count == 1, case .integer(let n)? = d.storage["CF$UID"] {
+        if d.count == 1, case .integer(let n)? = d["CF$UID"] {
             return .uid(UInt64(UInt32(truncatingIfNeeded: n.bitPattern)))
         }
         return .dictionary(d)
@@ -275,7 +274,7 @@ struct XMLParseSession: ~Copyable {
     /// key keeps its first position and takes the last value, as in CF.
     private mutating func takeDictionary(_ frame: Frame) -> PlistDictionary {
         let (dictionary, repeated) = dictionaries.assemble(
-            keys: keys.popContiguousArray(from: frame.keyBase), values: values.popContiguousArray(from: frame.valueBase))
+            keys: keys.popArray(from: frame.keyBase), values: values.popArray(from: frame.valueBase))
         if repeated { hasRepeatedKeys = true }
         return dictionary
     }

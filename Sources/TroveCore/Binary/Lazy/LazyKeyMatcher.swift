@@ -1,10 +1,8 @@
 /// Compares dictionary key objects with one key, as the full reader's dictionary would.
 ///
-/// Decoded dictionaries compare keys as Swift strings, which means canonical equivalence: the
-/// Kelvin sign U+212A equals `K`, and `é` equals `e` + U+0301. Two pure-ASCII spellings are equal
-/// only when their bytes are, so the common case (an ASCII key against an ASCII or UTF-16 key
-/// object holding ASCII) is settled without decoding; anything else is decoded and compared as a
-/// string, so the answer is always the one the full reader gives.
+/// Keys are equal when their code units are (see ``PlistDictionary``): the Kelvin sign U+212A is
+/// not `K`. An ASCII key is settled against an ASCII or UTF-16 key object without decoding it,
+/// since only the same ASCII units can spell it; any other key is compared with the decoded text.
 struct LazyKeyMatcher {
     let key: String
     /// The key's bytes when every one of them is ASCII.
@@ -21,17 +19,20 @@ struct LazyKeyMatcher {
         if let ascii {
             switch header.marker >> 4 {
             case 0x5:
+                // A byte above 0x7F is Latin-1 text, never an ASCII key's byte.
                 let stored = table.payload(header)
-                if stored.count == ascii.count && stored.elementsEqual(ascii) { return true }
-                if !stored.contains(where: { $0 >= 0x80 }) { return false }
+                return stored.count == ascii.count && stored.elementsEqual(ascii)
             case 0x6:
                 let units = LazyUTF16Units(bytes: table.bytes, start: header.payload, count: header.count)
                 if units.count == ascii.count && units.elementsEqual(ascii, by: { $0 == UInt16($1) }) { return true }
-                if !units.contains(where: { $0 >= 0x80 }) { return false }
+                // Other text is decoded all the same, so that a key with an unpaired surrogate is
+                // the error the full reader reports, not a miss.
+                if units.contains(where: { $0 >= 0x80 }) { _ = try table.string(header) }
+                return false
             default:
                 break
             }
         }
-        return try table.string(header) == key
+        return try table.string(header).hasSameUTF8(as: key)
     }
 }

@@ -56,7 +56,7 @@ struct LazySubtreeDecoder {
                     let key = stack[last].keys[stack[last].next - 1]
                     stack[last].expanded.bytes = stack[last].expanded.bytes.saturatingAdd(key.utf8.count)
                     // A repeated key keeps its first position and its last value.
-                    stack[last].entries.storage[key] = value
+                    stack[last].entries[key] = value
                 } else {
                     stack[last].elements.append(value)
                 }

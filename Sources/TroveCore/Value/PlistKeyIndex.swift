@@ -1,0 +1,231 @@
+/// The hash table that finds a key's position among a dictionary's keys.
+///
+/// Keys are equal when their UTF-8 code units are, the relation CoreFoundation, Foundation's
+/// `NSDictionary` and plistlib use (CF compares code units; no normalization). Hashing the bytes
+/// is then exact for every key, and ``SeededByteHash`` hashes them for a fraction of what
+/// `Hasher` costs: building `OrderedDictionary`'s SipHash table had been a fifth of decoding a
+/// 200,000-key dictionary.
+///
+/// The table holds positions, not keys: the dictionary's key array is passed to every call.
+/// ``SeededByteHash`` alone is no defence against input crafted to collide, so a table spends a
+/// probe budget as it fills; once that is gone it rehashes every key with `Hasher` (SipHash under
+/// the process's random seed) and stays so. Crafted keys cost a slower table, never quadratic time.
+///
+/// A dictionary shares its index between its copies, as its arrays share their buffers: the
+/// index is changed only through a dictionary that holds the only reference (checked with
+/// `isKnownUniquelyReferenced`), which is what makes the `@unchecked Sendable` sound.
+///
+/// Invariants: `bucketCount` is a power of two and at least twice `count`; a bucket is zero when
+/// empty, else the high 32 bits of its key's hash above the key's position plus one; every
+/// position below `count` is in exactly one bucket.
+final class PlistKeyIndex: @unchecked Sendable {
+    private var buckets: UnsafeMutablePointer<UInt64>
+    private(set) var bucketCount: Int
+    /// How many positions are in the table.
+    private(set) var count = 0
+    /// True once the table hashes with `Hasher` (after crafted collisions, or by request).
+    private(set) var usesKeyedHash: Bool
+    private let seed: UInt64
+    /// Probes left before the table gives up on ``SeededByteHash``. Each placed key adds eight, so
+    /// honest keys (about 1.5 probes each in a table at most half full) never run out, and the
+    /// probes a table ever makes stay linear in the keys it places.
+    private var probeBudget = 64
+
+    /// The largest number of positions a table holds: a position plus one fits the low 32 bits
+    /// of a bucket. No dictionary that fits in memory comes near it.
+    static let maximumCount = Int(UInt32.max) - 1
+
+    /// An empty table with room for `capacity` keys; tests pass a fixed `seed`.
+    init(capacity: Int, seed: UInt64 = SeededByteHash.processSeed, usesKeyedHash: Bool = false) {
+        bucketCount = Self.bucketCount(for: capacity)
+        buckets = .allocate(capacity: bucketCount)
+        buckets.initialize(repeating: 0, count: bucketCount)
+        self.seed = seed
+        self.usesKeyedHash = usesKeyedHash
+    }
+
+    deinit { buckets.deallocate() }
+
+    /// The buckets for `count` keys: a power of two at least twice the count.
+    static func bucketCount(for count: Int) -> Int {
+        var size = 16
+        while size < 2 * count { size *= 2 }
+        return size
+    }
+
+    /// A table of `keys`, which the caller knows to be distinct (no key is compared).
+    ///
+    /// `knownHashes`, when given, holds each key's ``SeededByteHash`` under `seed`, which the
+    /// binary reader has already computed for every key object of the file.
+    static func build(
+        uniqueKeys keys: UnsafeBufferPointer<String>, knownHashes: UnsafeBufferPointer<UInt64>? = nil,
+        seed: UInt64 = SeededByteHash.processSeed
+    ) -> PlistKeyIndex {
+        precondition(keys.count <= maximumCount, "a dictionary of more than \(maximumCount) keys")
+        assert(knownHashes.map { $0.count == keys.count } ?? true, "a hash for every key")
+        let index = PlistKeyIndex(capacity: keys.count, seed: seed)
+        for position in keys.indices {
+            let h = knownHashes?[position] ?? index.hash(keys[position])
+            guard index.insertUnique(h, position: position) else {
+                index.rehashWithKeyedHash(keys, upTo: keys.count)
+                return index
+            }
+        }
+        index.count = keys.count
+        return index
+    }
+
+    /// A table of `keys`, or the first position whose key equals an earlier one.
+    static func build(checking keys: UnsafeBufferPointer<String>, seed: UInt64 = SeededByteHash.processSeed)
+        -> Result<PlistKeyIndex, RepeatedKey>
+    {
+        precondition(keys.count <= maximumCount, "a dictionary of more than \(maximumCount) keys")
+        let index = PlistKeyIndex(capacity: keys.count, seed: seed)
+        for position in keys.indices {
+            if index.insert(position, of: keys) != nil { return .failure(RepeatedKey(position: position)) }
+        }
+        return .success(index)
+    }
+
+    /// A key of a dictionary being built that equals an earlier key.
+    struct RepeatedKey: Error {
+        let position: Int
+    }
+
+    /// The position of the key equal to `key`, or nil.
+    @inline(__always)
+    func position(of key: String, in keys: UnsafeBufferPointer<String>) -> Int? {
+        let h = hash(key)
+        let tag = h & 0xFFFF_FFFF_0000_0000
+        let mask = bucketCount &- 1
+        var bucket = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let entry = buckets[bucket]
+            if entry == 0 { return nil }
+            if entry & 0xFFFF_FFFF_0000_0000 == tag {
+                let position = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) &- 1
+                if keys[position].hasSameUTF8(as: key) { return position }
+            }
+            bucket = (bucket &+ 1) & mask
+        }
+    }
+
+    /// Adds `keys[position]`, which must be the position after every one in the table, unless an
+    /// equal key is there already; returns that key's position, or nil when it was added.
+    func insert(_ position: Int, of keys: UnsafeBufferPointer<String>) -> Int? {
+        precondition(position == count && position < Self.maximumCount, "positions are added in order")
+        if 2 * (count + 1) > bucketCount { grow(keys, to: Self.bucketCount(for: 2 * (count + 1))) }
+        let key = keys[position]
+        while true {
+            let h = hash(key)
+            let tag = h & 0xFFFF_FFFF_0000_0000
+            let mask = bucketCount &- 1
+            var bucket = Int(truncatingIfNeeded: h) & mask
+            var spent = false
+            while true {
+                let entry = buckets[bucket]
+                if entry == 0 {
+                    buckets[bucket] = tag | UInt64(truncatingIfNeeded: position &+ 1)
+                    count += 1
+                    if !usesKeyedHash { probeBudget &+= 8 }
+                    return nil
+                }
+                if entry & 0xFFFF_FFFF_0000_0000 == tag {
+                    let other = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) &- 1
+                    if keys[other].hasSameUTF8(as: key) { return other }
+                }
+                if !usesKeyedHash {
+                    probeBudget &-= 1
+                    if probeBudget < 0 {
+                        spent = true
+                        break
+                    }
+                }
+                bucket = (bucket &+ 1) & mask
+            }
+            if spent { rehashWithKeyedHash(keys, upTo: count) }
+        }
+    }
+
+    /// An independent table with the same contents, for a dictionary about to change a shared one.
+    func copy() -> PlistKeyIndex {
+        let copy = PlistKeyIndex(capacity: 0, seed: seed, usesKeyedHash: usesKeyedHash)
+        copy.buckets.deallocate()
+        copy.bucketCount = bucketCount
+        copy.buckets = .allocate(capacity: bucketCount)
+        copy.buckets.initialize(from: buckets, count: bucketCount)
+        copy.count = count
+        copy.probeBudget = probeBudget
+        return copy
+    }
+
+    /// Empties the table without giving back its buckets, for a scratch table used again.
+    func removeAll() {
+        buckets.update(repeating: 0, count: bucketCount)
+        count = 0
+        probeBudget = 64
+    }
+
+    // MARK: - Hashing
+
+    @inline(__always)
+    private func hash(_ key: String) -> UInt64 {
+        usesKeyedHash ? Self.keyedHash(key) : SeededByteHash.hash(key, seed: seed).hash
+    }
+
+    /// SipHash of the key's bytes under the process's random seed, spread like the seeded hash.
+    @inline(never)
+    private static func keyedHash(_ key: String) -> UInt64 {
+        var hasher = Hasher()
+        var key = key
+        key.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        return SeededByteHash.finalized(UInt64(UInt(bitPattern: hasher.finalize())))
+    }
+
+    /// Places a hash known not to be in the table; false when the probe budget ran out first.
+    @inline(__always)
+    private func insertUnique(_ h: UInt64, position: Int) -> Bool {
+        let mask = bucketCount &- 1
+        var bucket = Int(truncatingIfNeeded: h) & mask
+        while buckets[bucket] != 0 {
+            if !usesKeyedHash {
+                probeBudget &-= 1
+                if probeBudget < 0 { return false }
+            }
+            bucket = (bucket &+ 1) & mask
+        }
+        buckets[bucket] = h & 0xFFFF_FFFF_0000_0000 | UInt64(truncatingIfNeeded: position &+ 1)
+        if !usesKeyedHash { probeBudget &+= 8 }
+        return true
+    }
+
+    /// Refills the table with the first `count` keys, all distinct, in `newBucketCount` buckets.
+    private func refill(_ keys: UnsafeBufferPointer<String>, upTo count: Int, bucketCount newBucketCount: Int) {
+        if newBucketCount != bucketCount {
+            buckets.deallocate()
+            bucketCount = newBucketCount
+            buckets = .allocate(capacity: bucketCount)
+            buckets.initialize(repeating: 0, count: bucketCount)
+        } else {
+            buckets.update(repeating: 0, count: bucketCount)
+        }
+        self.count = 0
+        for position in 0..<count {
+            if !insertUnique(hash(keys[position]), position: position) {
+                rehashWithKeyedHash(keys, upTo: count)
+                return
+            }
+        }
+        self.count = count
+    }
+
+    private func grow(_ keys: UnsafeBufferPointer<String>, to newBucketCount: Int) {
+        refill(keys, upTo: count, bucketCount: newBucketCount)
+    }
+
+    /// Gives up on the seeded hash: every key is placed again by SipHash.
+    private func rehashWithKeyedHash(_ keys: UnsafeBufferPointer<String>, upTo count: Int) {
+        usesKeyedHash = true
+        refill(keys, upTo: count, bucketCount: bucketCount)
+    }
+}

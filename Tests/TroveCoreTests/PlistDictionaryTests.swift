@@ -1,0 +1,128 @@
+import Testing
+import TroveTestSupport
+@testable import TroveCore
+
+/// ``PlistDictionary`` keeps its own hash table above a few keys and shares it between copies;
+/// every operation must agree with a plain list of entries searched by code units.
+@Suite("Dictionary value")
+struct PlistDictionaryTests {
+    /// The reference: entries in order, found by comparing code units.
+    private struct Model {
+        var keys: [String] = []
+        var values: [PlistValue] = []
+        func position(_ key: String) -> Int? { keys.firstIndex { Array($0.utf8) == Array(key.utf8) } }
+        mutating func set(_ key: String, _ value: PlistValue?) {
+            if let i = position(key) {
+                if let value { values[i] = value } else { keys.remove(at: i); values.remove(at: i) }
+            } else if let value {
+                keys.append(key)
+                values.append(value)
+            }
+        }
+    }
+
+    private static func agree(_ d: PlistDictionary, _ m: Model, probes: [String], _ note: String,
+                              sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(d.keys.map { Array($0.utf8) } == m.keys.map { Array($0.utf8) }, "\(note)", sourceLocation: sourceLocation)
+        #expect(d.values == m.values, "\(note)", sourceLocation: sourceLocation)
+        for key in probes where d.index(forKey: key) != m.position(key) {
+            Issue.record("\(note): \(key) at \(String(describing: d.index(forKey: key))), expected \(String(describing: m.position(key)))",
+                         sourceLocation: sourceLocation)
+            return
+        }
+    }
+
+    @Test("random inserts, replacements and removals across the linear-search limit match a list")
+    func randomOperations() {
+        var random = SplitMix(seed: 0xD1C7_0001)
+        let alphabet = (0..<60).map { "k\($0)" } + ["é", "e\u{301}", "K", "\u{212A}", "a-key-long-enough-to-live-on-the-heap"]
+        for round in 0..<30 {
+            var d = PlistDictionary()
+            var m = Model()
+            // Copies taken along the way must never see later changes (the table is shared).
+            var snapshots: [(PlistDictionary, Model)] = []
+            for step in 0..<300 {
+                let key = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                // Mostly growth, with removals, so sizes cross 16 in both directions.
+                let roll = random.next() % 10
+                let value: PlistValue? = roll < (round.isMultiple(of: 2) ? 7 : 5) ? .integer(PlistInteger(step)) : nil
+                d[key] = value
+                m.set(key, value)
+                if random.next() % 25 == 0 { snapshots.append((d, m)) }
+            }
+            Self.agree(d, m, probes: alphabet, "round \(round)")
+            for (i, (copy, model)) in snapshots.enumerated() { Self.agree(copy, model, probes: alphabet, "round \(round) copy \(i)") }
+            let sorted = d.sortedByKey()
+            #expect(sorted == d)
+            #expect(sorted.keys == d.keys.sorted(by: PlistKeyOrder.precedes))
+            for key in alphabet { #expect(sorted[key] == d[key]) }
+        }
+    }
+
+    @Test("a copy keeps its entries when the original grows past the table's size or loses keys")
+    func copiesAreIndependent() {
+        var d = PlistDictionary((0..<40).map { ("key\($0)", PlistValue.integer(PlistInteger($0))) })
+        let copy = d
+        for i in 40..<200 { d["key\(i)"] = .integer(PlistInteger(i)) }
+        d["key3"] = nil
+        #expect(copy.count == 40 && copy["key39"] == .integer(39) && copy["key3"] == .integer(3) && copy["key40"] == nil)
+        #expect(d.count == 199 && d["key3"] == nil && d["key199"] == .integer(199) && d.index(forKey: "key4") == 3)
+    }
+
+    @Test("keys that all land in one bucket spend the probe budget and move the table to SipHash")
+    func collidingKeys() {
+        let seed: UInt64 = 0xC011_1DE5
+        let count = 300
+        let mask = UInt64(PlistKeyIndex.bucketCount(for: count) - 1)
+        var colliding: [String] = []
+        var candidate = 0
+        while colliding.count < count {
+            let key = "candidate-\(candidate)"
+            if SeededByteHash.hash(key, seed: seed).hash & mask == 0 { colliding.append(key) }
+            candidate += 1
+        }
+        let unique = colliding.withUnsafeBufferPointer { PlistKeyIndex.build(uniqueKeys: $0, seed: seed) }
+        #expect(unique.usesKeyedHash && unique.count == count)
+        guard case .success(let checked) = colliding.withUnsafeBufferPointer({ PlistKeyIndex.build(checking: $0, seed: seed) })
+        else {
+            Issue.record("distinct keys reported as repeated")
+            return
+        }
+        #expect(checked.usesKeyedHash)
+        for (i, key) in colliding.enumerated() {
+            #expect(colliding.withUnsafeBufferPointer { unique.position(of: key, in: $0) } == i)
+            #expect(colliding.withUnsafeBufferPointer { checked.position(of: key, in: $0) } == i)
+        }
+        // A repeat is still found after the switch.
+        let repeated = colliding + [colliding[123]]
+        guard case .failure(let found) = repeated.withUnsafeBufferPointer({ PlistKeyIndex.build(checking: $0, seed: seed) })
+        else {
+            Issue.record("the repeat was not found")
+            return
+        }
+        #expect(found.position == count)
+        // Ordinary keys never spend the budget.
+        let ordinary = (0..<5000).map { "ordinary-\($0)" }
+        #expect(!ordinary.withUnsafeBufferPointer { PlistKeyIndex.build(uniqueKeys: $0, seed: seed) }.usesKeyedHash)
+    }
+
+    @Test("a value is three words: the dictionary leaves the enum's case room in its last word")
+    func valueSize() {
+        // Every array element, stack slot and decoded child is a `PlistValue`; a 25th byte makes
+        // each one 32 in an array (a dense JSON array decoded into 30% more memory).
+        #expect(MemoryLayout<PlistDictionary>.size == 3 * MemoryLayout<Int>.size)
+        #expect(MemoryLayout<PlistValue>.size == 3 * MemoryLayout<Int>.size)
+    }
+
+    @Test("canonically equivalent keys are two entries, as in CoreFoundation")
+    func literalKeys() {
+        var d: PlistDictionary = ["é": 1]
+        d["e\u{301}"] = 2
+        #expect(d.count == 2 && d["é"] == 1 && d["e\u{301}"] == 2)
+        // Equal dictionaries need equal keys by code units, whatever the order.
+        let a: PlistDictionary = ["é": 1, "x": 2]
+        let b: PlistDictionary = ["x": 2, "e\u{301}": 1]
+        #expect(a != b)
+        #expect(a == ["x": 2, "é": 1])
+    }
+}
