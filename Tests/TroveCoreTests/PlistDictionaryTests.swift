@@ -69,6 +69,34 @@ struct PlistDictionaryTests {
         #expect(d.count == 199 && d["key3"] == nil && d["key199"] == .integer(199) && d.index(forKey: "key4") == 3)
     }
 
+    @Test("removing most keys of a large dictionary, one at a time, keeps every lookup right")
+    func largeRemovals() {
+        var random = SplitMix(seed: 0x5EED_0002)
+        let keys = (0..<3000).map { "entry-\($0)-" + String(repeating: "x", count: $0 % 20) }
+        var d = PlistDictionary(keys.map { ($0, PlistValue.integer(PlistInteger($0.count))) })
+        var m = Model()
+        for key in keys { m.set(key, .integer(PlistInteger(key.count))) }
+        var remaining = keys
+        var snapshot: (PlistDictionary, Model)?
+        // Down to a dozen, so that the table is marked, rebuilt, and finally dropped.
+        while remaining.count > 12 {
+            let key = remaining.remove(at: Int(random.next() % UInt64(remaining.count)))
+            #expect(d.removeValue(forKey: key) == m.values[m.position(key)!])
+            m.set(key, nil)
+            if remaining.count == 1500 { snapshot = (d, m) }
+            if remaining.count % 500 == 0 {
+                // A key removed and added again goes to the end.
+                d[key] = 7
+                m.set(key, 7)
+                Self.agree(d, m, probes: keys, "\(remaining.count) left")
+                d[key] = nil
+                m.set(key, nil)
+            }
+        }
+        Self.agree(d, m, probes: keys, "at the end")
+        if let (copy, model) = snapshot { Self.agree(copy, model, probes: keys, "the copy taken halfway") }
+    }
+
     @Test("keys that all land in one bucket spend the probe budget and move the table to SipHash")
     func collidingKeys() {
         let seed: UInt64 = 0xC011_1DE5

@@ -124,10 +124,13 @@ public struct PlistDictionary: Sendable {
     @discardableResult
     public mutating func removeValue(forKey key: String) -> PlistValue? {
         guard let position = index(forKey: key) else { return nil }
+        if table != nil {
+            if !isKnownUniquelyReferenced(&table) { table = table?.copy() }
+            keys.withUnsafeBufferPointer { table?.remove(position, of: $0) }
+        }
         keys.remove(at: position)
         let old = values.remove(at: position)
-        // Every later position moved down one: the table is rebuilt, as the arrays were moved.
-        reindex()
+        if keys.count <= Self.linearSearchLimit || table?.needsRebuild == true { reindex() }
         return old
     }
 

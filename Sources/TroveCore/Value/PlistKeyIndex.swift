@@ -15,14 +15,19 @@
 /// index is changed only through a dictionary that holds the only reference (checked with
 /// `isKnownUniquelyReferenced`), which is what makes the `@unchecked Sendable` sound.
 ///
-/// Invariants: `bucketCount` is a power of two and at least twice `count`; a bucket is zero when
-/// empty, else the high 32 bits of its key's hash above the key's position plus one; every
-/// position below `count` is in exactly one bucket.
+/// Invariants: `bucketCount` is a power of two and at least twice `count` plus the removal
+/// marks; a bucket is zero when empty, a removal mark, or the high 32 bits of its key's hash
+/// above the key's position plus one; every position below `count` is in exactly one bucket.
 final class PlistKeyIndex: @unchecked Sendable {
     private var buckets: UnsafeMutablePointer<UInt64>
     private(set) var bucketCount: Int
     /// How many positions are in the table.
     private(set) var count = 0
+    /// Buckets holding ``removedMark``.
+    private var removed = 0
+    /// The low half of a bucket whose key was removed; never a position plus one, since
+    /// positions stay below ``maximumCount``.
+    private static let removedMark: UInt64 = 0xFFFF_FFFF
     /// True once the table hashes with `Hasher` (after crafted collisions, or by request).
     private(set) var usesKeyedHash: Bool
     private let seed: UInt64
@@ -102,7 +107,7 @@ final class PlistKeyIndex: @unchecked Sendable {
         while true {
             let entry = buckets[bucket]
             if entry == 0 { return nil }
-            if entry & 0xFFFF_FFFF_0000_0000 == tag {
+            if entry & 0xFFFF_FFFF_0000_0000 == tag && entry & 0xFFFF_FFFF != Self.removedMark {
                 let position = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) &- 1
                 if keys[position].hasSameUTF8(as: key) { return position }
             }
@@ -114,7 +119,7 @@ final class PlistKeyIndex: @unchecked Sendable {
     /// equal key is there already; returns that key's position, or nil when it was added.
     func insert(_ position: Int, of keys: UnsafeBufferPointer<String>) -> Int? {
         precondition(position == count && position < Self.maximumCount, "positions are added in order")
-        if 2 * (count + 1) > bucketCount { grow(keys, to: Self.bucketCount(for: 2 * (count + 1))) }
+        if 2 * (count + removed + 1) > bucketCount { grow(keys, to: Self.bucketCount(for: 2 * (count + 1))) }
         let key = keys[position]
         while true {
             let h = hash(key)
@@ -130,7 +135,7 @@ final class PlistKeyIndex: @unchecked Sendable {
                     if !usesKeyedHash { probeBudget &+= 8 }
                     return nil
                 }
-                if entry & 0xFFFF_FFFF_0000_0000 == tag {
+                if entry & 0xFFFF_FFFF_0000_0000 == tag && entry & 0xFFFF_FFFF != Self.removedMark {
                     let other = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) &- 1
                     if keys[other].hasSameUTF8(as: key) { return other }
                 }
@@ -147,6 +152,32 @@ final class PlistKeyIndex: @unchecked Sendable {
         }
     }
 
+    /// Takes out `keys[position]`, which the caller then removes from its arrays: its bucket
+    /// becomes a removal mark (probes pass over it) and every later position moves down one.
+    ///
+    /// One pass over the buckets, like the arrays' own shift; rebuilding the table instead hashed
+    /// every key again for each removal. Marks count as occupied until the next rebuild, which
+    /// ``needsRebuild`` asks for once they are a quarter of the table.
+    func remove(_ position: Int, of keys: UnsafeBufferPointer<String>) {
+        precondition(position < count, "a position in the table")
+        let h = hash(keys[position])
+        let mask = bucketCount &- 1
+        var bucket = Int(truncatingIfNeeded: h) & mask
+        let wanted = UInt64(truncatingIfNeeded: position &+ 1)
+        while buckets[bucket] & 0xFFFF_FFFF != wanted { bucket = (bucket &+ 1) & mask }
+        buckets[bucket] = Self.removedMark
+        for i in 0..<bucketCount {
+            let low = buckets[i] & 0xFFFF_FFFF
+            if low > wanted && low != Self.removedMark { buckets[i] &-= 1 }
+        }
+        count -= 1
+        removed += 1
+    }
+
+    /// True when removal marks fill a quarter of the table and lookups should not probe past
+    /// them any longer.
+    var needsRebuild: Bool { 4 * removed > bucketCount }
+
     /// An independent table with the same contents, for a dictionary about to change a shared one.
     func copy() -> PlistKeyIndex {
         let copy = PlistKeyIndex(capacity: 0, seed: seed, usesKeyedHash: usesKeyedHash)
@@ -155,6 +186,7 @@ final class PlistKeyIndex: @unchecked Sendable {
         copy.buckets = .allocate(capacity: bucketCount)
         copy.buckets.initialize(from: buckets, count: bucketCount)
         copy.count = count
+        copy.removed = removed
         copy.probeBudget = probeBudget
         return copy
     }
@@ -163,6 +195,7 @@ final class PlistKeyIndex: @unchecked Sendable {
     func removeAll() {
         buckets.update(repeating: 0, count: bucketCount)
         count = 0
+        removed = 0
         probeBudget = 64
     }
 
@@ -210,6 +243,7 @@ final class PlistKeyIndex: @unchecked Sendable {
             buckets.update(repeating: 0, count: bucketCount)
         }
         self.count = 0
+        removed = 0
         for position in 0..<count {
             if !insertUnique(hash(keys[position]), position: position) {
                 rehashWithKeyedHash(keys, upTo: count)
