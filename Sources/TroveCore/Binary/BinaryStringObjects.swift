@@ -12,7 +12,7 @@ extension BinaryObjectScanner {
         // a generic path several times slower. A code unit takes at most 3 UTF-8 bytes (a
         // surrogate pair, two units, takes 4), and `units` is bounded by the file's size.
         var unpaired: Int?
-        let text = String(unsafeUninitializedCapacity: units * 3) { out in
+        let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: units * 3) { (out: UnsafeMutableBufferPointer<UInt8>) -> String in
             @inline(__always) func unit(_ k: Int) -> UInt32 {
                 UInt32(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 2 * k, as: UInt16.self)))
             }
@@ -49,7 +49,7 @@ extension BinaryObjectScanner {
                 } else {
                     guard u < 0xDC00, i + 1 < units, unit(i + 1) & 0xFC00 == 0xDC00 else {
                         unpaired = i
-                        return 0
+                        return ""
                     }
                     let scalar = 0x10000 + ((u - 0xD800) << 10 | (unit(i + 1) - 0xDC00))
                     out[o] = UInt8(truncatingIfNeeded: 0xF0 | scalar >> 18)
@@ -61,7 +61,7 @@ extension BinaryObjectScanner {
                 }
                 i += 1
             }
-            return o
+            return String(provenUTF8: UnsafeBufferPointer(rebasing: out[..<o]), isASCII: false)
         }
         if let i = unpaired {
             let u = UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 2 * i, as: UInt16.self))
@@ -73,7 +73,7 @@ extension BinaryObjectScanner {
     /// An "ASCII" string object's text. CoreFoundation reads bytes above 0x7F in these objects as
     /// Latin-1 (U+0080...U+00FF), and so do we; pure ASCII, the usual case, takes the fast path.
     static func asciiString(_ slice: UnsafeRawBufferPointer) -> (String, isLatin1: Bool) {
-        if slice.isASCII { return (String(decoding: slice, as: UTF8.self), false) }
+        if slice.isASCII { return (String(provenUTF8: slice.assumingMemoryBound(to: UInt8.self), isASCII: true), false) }
         var scalars = String.UnicodeScalarView()
         for byte in slice { scalars.append(Unicode.Scalar(byte)) }
         return (String(scalars), true)
