@@ -12,12 +12,15 @@ extension String {
     /// whose contents break the standard library's assumptions.
     @inline(__always)
     init(provenUTF8 bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) {
+        #if compiler(>=6.2)
         if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
             assert(String(validating: bytes, as: UTF8.self) != nil, "bytes claimed to be UTF-8 are not")
             assert(!isASCII || bytes.allSatisfy { $0 < 0x80 }, "bytes claimed to be ASCII are not")
             self = String(copying: UTF8Span(unchecked: Span(_unsafeElements: bytes), isKnownASCII: isASCII))
-        } else {
-            self = String(decoding: bytes, as: UTF8.self)
+            return
         }
+        #endif
+        // Toolchains and systems without `UTF8Span` (before Swift 6.2, macOS 26) check again.
+        self = String(decoding: bytes, as: UTF8.self)
     }
 }
