@@ -9,9 +9,9 @@
 /// Equality and hashing ignore order: two dictionaries with the same entries are equal, as they
 /// are to Apple's readers.
 ///
-/// Up to ``linearSearchLimit`` entries a lookup compares keys in turn; a larger dictionary keeps
-/// a hash table of positions (``PlistKeyIndex``), built when the dictionary is made and shared by
-/// its copies until one of them changes.
+/// Up to 16 entries a lookup compares keys in turn; a larger dictionary keeps a hash table of
+/// positions, built when the dictionary is made and shared by its copies until one of them
+/// changes.
 public struct PlistDictionary: Sendable {
     // The optional reference comes first: `PlistValue` keeps its case in the spare bits of its
     // payloads' last word, and an optional has none to give, so with the table last every value
