@@ -104,6 +104,21 @@ public struct PlistDictionary: Sendable {
     /// replaced, or nil when the key is new.
     @discardableResult
     public mutating func updateValue(_ value: PlistValue, forKey key: String) -> PlistValue? {
+        if table != nil {
+            // One probe sequence both finds an existing key and places a new one: the key goes
+            // in at the end and comes out again if it was there already. The text readers build
+            // every dictionary this way, a key at a time.
+            if !isKnownUniquelyReferenced(&table) { table = table?.copy() }
+            keys.append(key)
+            if let existing = keys.withUnsafeBufferPointer({ table?.insert(keys.count - 1, of: $0) }) {
+                keys.removeLast()
+                let old = values[existing]
+                values[existing] = value
+                return old
+            }
+            values.append(value)
+            return nil
+        }
         if let position = index(forKey: key) {
             let old = values[position]
             values[position] = value
@@ -111,12 +126,7 @@ public struct PlistDictionary: Sendable {
         }
         keys.append(key)
         values.append(value)
-        if table != nil {
-            if !isKnownUniquelyReferenced(&table) { table = table?.copy() }
-            _ = keys.withUnsafeBufferPointer { table?.insert(keys.count - 1, of: $0) }
-        } else if keys.count > Self.linearSearchLimit {
-            reindex()
-        }
+        if keys.count > Self.linearSearchLimit { reindex() }
         return nil
     }
 
