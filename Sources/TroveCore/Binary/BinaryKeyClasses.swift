@@ -10,9 +10,9 @@
 ///
 /// Texts are one class when their bytes are equal, which is exactly when they are one key (see
 /// ``PlistDictionary``). A dictionary whose keys really repeat is left to the assembler, which
-/// resolves the repeats. The texts are hashed with ``SeededByteHash`` under a probe budget; once crafted
-/// input spends it, new texts get no class and their dictionaries take the assembler's path,
-/// which has its own protection, so no input makes this quadratic.
+/// resolves the repeats. The texts are hashed with ``SeededByteHash`` under a probe budget; once
+/// crafted input spends it, new texts get no class and their dictionaries take the assembler's
+/// path, which has its own protection, so no input makes this quadratic.
 ///
 /// Invariants: `bucketCount` is a power of two and at least twice `classCount`; a
 /// bucket is zero when empty, else the high 32 bits of the text's hash above the class number.

@@ -7,8 +7,8 @@
 ///
 /// Lookups follow the full reader's rules: a dictionary with a repeated key answers with the
 /// value of the last occurrence, keys are compared by code units (canonically equivalent
-/// spellings are different keys, as in CoreFoundation), and depth is counted from the root. A container that contains itself along
-/// the walked path is a `reference-cycle` error.
+/// spellings are different keys, as in CoreFoundation), and depth is counted from the root. A
+/// container that contains itself along the walked path is a `reference-cycle` error.
 public struct LazyPlistNode: Sendable {
     let table: LazyObjectTable
     let header: LazyObjectHeader
