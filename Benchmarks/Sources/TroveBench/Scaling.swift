@@ -1,11 +1,13 @@
 import Foundation
 import Trove
 
-/// `--scaling`: how Trove's time grows with document size, nesting depth and dictionary size.
+/// `--scaling`: how Trove's time grows with document size, nesting depth and dictionary size,
+/// with libplist's beside it.
 ///
 /// Each point is generated, written in both formats, and timed for the four document operations
-/// (median of a few runs; one run for the largest). Throughput that stays flat along a row means
-/// linear cost; a falling figure points at a super-linear step.
+/// (median of a few runs; one run for the largest), by Trove and by libplist. Throughput that
+/// stays flat down a column means linear cost; a figure that falls for Trove but not for
+/// libplist points at a super-linear step of ours.
 enum Scaling {
     struct Point {
         let label: String
@@ -31,7 +33,12 @@ enum Scaling {
 
     private static func section(_ title: String, points: [Point]) {
         print("== scaling: \(title) ==")
-        let header = ["point", "binary size", "binary decode", "binary encode", "XML size", "XML decode", "XML encode"]
+        // libplist beside Trove on every point: a throughput that falls for both at the same
+        // point is the machine's memory hierarchy, one that falls for Trove alone is ours.
+        let header = [
+            "point", "binary size", "binary decode", "(libplist)", "binary encode", "(libplist)",
+            "XML size", "XML decode", "(libplist)", "XML encode", "(libplist)",
+        ]
         var rows: [[String]] = []
         for point in points {
             progress("scaling \(point.label)")
@@ -39,14 +46,20 @@ enum Scaling {
                 let binary = try Plist.write(point.value, as: .binary)
                 let xml = try Plist.write(point.value, as: .xml)
                 let plain = PlistReadOptions(keepsLayout: false)
+                let libplist = LibplistEngine()
+                let tree = try libplist.decode(binary, format: .binary)
                 rows.append([
                     point.label,
                     "\(binary.count)",
                     rate(binary.count) { _ = try Plist.read(binary, options: plain) },
+                    rate(binary.count) { _ = try libplist.decode(binary, format: .binary) },
                     rate(binary.count) { _ = try Plist.write(point.value, as: .binary) },
+                    rate(binary.count) { _ = try libplist.encode(tree, format: .binary) },
                     "\(xml.count)",
                     rate(xml.count) { _ = try Plist.read(xml, options: plain) },
+                    rate(xml.count) { _ = try libplist.decode(xml, format: .xml) },
                     rate(xml.count) { _ = try Plist.write(point.value, as: .xml) },
+                    rate(xml.count) { _ = try libplist.encode(tree, format: .xml) },
                 ])
             } catch {
                 rows.append([point.label, "failed: \(error)"])
@@ -63,7 +76,9 @@ enum Scaling {
         }
         print(line(header))
         for row in rows { print(line(row)) }
-        print("(sizes in bytes; operations in MB/s of the document in that format, median of up to 5 runs)")
+        print("(sizes in bytes; operations in MB/s of the document in that format, median of up to 5 runs;")
+        print(" \"(libplist)\" is libplist on the same document, timed in the same run; libplist's XML")
+        print(" writer keeps the dictionary's order, where Trove's sorts the keys as CoreFoundation does)")
         print()
     }
 

@@ -19,7 +19,8 @@ let usage = """
                            only the lazy lookup benchmark: one key from generated ~10/100 MB binary plists
       --no-extra           skip the OpenStep, JSON and Codable cases (Trove and Foundation only)
       --scaling            print Trove's throughput against document size, nesting depth and
-                           dictionary size instead of the comparison, and exit
+                           dictionary size, with libplist's beside it, instead of the
+                           comparison, and exit
     """
 
 enum MemoryMode: String {
