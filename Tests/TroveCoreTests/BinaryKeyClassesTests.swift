@@ -133,8 +133,98 @@ struct BinaryKeyClassesTests {
         }
     }
 
+    @Test("a large dictionary is classified only when its first key object was a key before")
+    func largeDictionariesClassifiedWhenShared() {
+        let large = BinaryKeyClasses.largestAlwaysClassified + 1
+        var classes = BinaryKeyClasses(objectCount: 20, seed: 5)
+        // (#expect cannot take a non-copyable value, so each answer is a local first.)
+        var decisions = [
+            classes.classifies(count: BinaryKeyClasses.largestAlwaysClassified, firstKey: 1),
+            classes.classifies(count: large, firstKey: 1),
+        ]
+        // Used by a large dictionary that was not classified: the next one sharing it is.
+        classes.markUsedUnclassified(1)
+        decisions += [classes.classifies(count: large, firstKey: 1), classes.classifies(count: large, firstKey: 2)]
+        #expect(decisions == [true, false, true, false])
+        // Such an object gets its class when admitted, and its text's class is the usual one.
+        classes.beginDictionary(count: 3)
+        var admitted = [classes.admit(1, text: "shared"), classes.admit(2, text: "other"), classes.admit(3, text: "shared")]
+        let classifiedNow = classes.classifies(count: large, firstKey: 2)
+        #expect(admitted == [true, true, false] && classifiedNow)
+        // Marking leaves a classified object as it is.
+        classes.markUsedUnclassified(2)
+        classes.beginDictionary(count: 2)
+        admitted = [classes.admit(2, text: "other"), classes.admit(4, text: "other")]
+        #expect(admitted == [true, false])
+    }
+
+    @Test("large dictionaries, alone or sharing key objects, with repeated texts and objects, decode as one-at-a-time insertion")
+    func largeDictionariesMatchInsertion() throws {
+        var random = SplitMix(seed: 0x1A26E)
+        let large = BinaryKeyClasses.largestAlwaysClassified
+        for round in 0..<4 {
+            var builder = BinaryPlistBuilder()
+            builder.refSize = 4
+            builder.offsetSize = 4
+            let top = builder.add([])  // filled in below
+            // A pool of key objects, a few of them with a text another object has too.
+            var keyObjects: [(index: Int, text: String)] = []
+            for i in 0..<(large + 300) {
+                let text = i % 97 == 5 ? "key-\(i - 5)" : (i % 11 == 0 ? "ключ-\(i)" : "key-\(i)")
+                let bytes = text.utf8.allSatisfy { $0 < 0x80 }
+                    ? Self.marker(0x50, count: text.utf8.count) + Array(text.utf8)
+                    : Self.marker(0x60, count: text.utf16.count) + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+                keyObjects.append((builder.add(bytes), text))
+            }
+            // The first dictionary takes every pool object once; the others share its objects:
+            // one in the same order, one shuffled with some objects twice, one small.
+            var shuffled = keyObjects
+            for i in shuffled.indices.reversed() { shuffled.swapAt(i, Int(random.next() % UInt64(i + 1))) }
+            let twice = (0..<200).map { _ in keyObjects[Int(random.next() % UInt64(keyObjects.count))] }
+            let orders = [keyObjects, keyObjects, shuffled + twice, Array(shuffled.prefix(40))]
+            var expected: [PlistValue] = []
+            var dictionaryObjects: [Int] = []
+            for (n, order) in orders.enumerated() where round % 2 == 0 || n != 1 {
+                var storage = PlistDictionary()
+                var valueRefs: [Int] = []
+                for (i, key) in order.enumerated() {
+                    storage[key.text] = .integer(PlistInteger(i % 7))
+                    valueRefs.append(builder.add([0x10, UInt8(i % 7)]))
+                }
+                expected.append(.dictionary(storage))
+                let refs = order.map(\.index) + valueRefs
+                dictionaryObjects.append(
+                    builder.add(Self.marker(0xD0, count: order.count) + refs.flatMap { binaryBigEndian(UInt64($0), width: 4) }))
+            }
+            builder.objects[top] = Self.marker(0xA0, count: dictionaryObjects.count)
+                + dictionaryObjects.flatMap { binaryBigEndian(UInt64($0), width: 4) }
+            let file = builder.build()
+            for keepingLayout in [false, true] {
+                let document = try readBinary(file, keepingLayout: keepingLayout)
+                guard case .array(let dictionaries) = document.value else {
+                    Issue.record("round \(round): not an array")
+                    continue
+                }
+                #expect(dictionaries.count == expected.count, "round \(round)")
+                // Compared as booleans: a failure printing thousands of keys says no more.
+                for (n, (got, want)) in zip(dictionaries, expected).enumerated() {
+                    let sameEntries = got == want
+                    let sameOrder = got.dictionaryValue?.keys == want.dictionaryValue?.keys
+                    #expect(sameEntries && sameOrder, "round \(round), dictionary \(n)")
+                }
+                // The notes of the repeated entries rewrite the file byte for byte.
+                if keepingLayout {
+                    let rewritten = try BinaryPlistWriter().write(document.value, layout: document.layout)
+                    #expect(rewritten == file, "round \(round)")
+                }
+            }
+        }
+    }
+
     /// An object marker with its count, in the extended form from 15 on.
     private static func marker(_ type: UInt8, count: Int) -> [UInt8] {
-        count < 15 ? [type | UInt8(count)] : [type | 0x0F, 0x10, UInt8(count)]
+        if count < 15 { return [type | UInt8(count)] }
+        if count < 256 { return [type | 0x0F, 0x10, UInt8(count)] }
+        return [type | 0x0F, 0x11, UInt8(count >> 8), UInt8(count & 0xFF)]
     }
 }

@@ -26,7 +26,8 @@ struct BinaryKeyClasses: ~Copyable {
         var stamp: UInt32
     }
 
-    /// The class of each object index: `unassigned` until it is first used as a key.
+    /// The class of each object index: `unassigned` until it is first used as a key, and
+    /// `usedUnclassified` while it has been a key only of dictionaries that were not classified.
     private let classOf: UnsafeMutablePointer<UInt32>
     /// The classes, by class number minus one; the first `classCount` are initialized. Raw
     /// storage rather than arrays: a file of 200,000 distinct keys paid more for the arrays'
@@ -41,7 +42,13 @@ struct BinaryKeyClasses: ~Copyable {
     /// The seed the texts are hashed under.
     let seed: UInt64
 
+    /// The most entries a dictionary may have for its keys to be classified whatever came
+    /// before it (see ``classifies(count:firstKey:)``).
+    static let largestAlwaysClassified = 4096
+
     private static let unassigned: UInt32 = 0
+    /// A key object used by a large dictionary that was not classified.
+    private static let usedUnclassified = UInt32.max - 1
     /// A key whose text has no class: met after the probe budget ran out.
     private static let unclassified = UInt32.max
 
@@ -60,6 +67,27 @@ struct BinaryKeyClasses: ~Copyable {
         classes.deinitialize(count: classCount)
         classes.deallocate()
         buckets.deallocate()
+    }
+
+    /// Whether the keys of a dictionary of `count` entries, the first of them key object
+    /// `firstKey`, should be classified, or left to ``PlistDictionaryAssembler``.
+    ///
+    /// A dictionary of thousands of keys is usually a table of its own, whose key objects no other
+    /// dictionary shares: classes then only add a second hash table to the one the dictionary
+    /// builds for itself, and at a million keys each table costs a cache miss per key (decoding
+    /// one such dictionary took a quarter less time without them). So a large dictionary is
+    /// classified only when its first key object was a key before, which is how a file of many
+    /// large dictionaries sharing their keys shows itself: the first is left to the assembler,
+    /// every later one is classified. Either way the keys are checked exactly.
+    @inline(__always)
+    func classifies(count: Int, firstKey: Int) -> Bool {
+        count <= Self.largestAlwaysClassified || classOf[firstKey] != Self.unassigned
+    }
+
+    /// Records that key object `object` was a key of a dictionary that was not classified.
+    @inline(__always)
+    mutating func markUsedUnclassified(_ object: Int) {
+        if classOf[object] == Self.unassigned { classOf[object] = Self.usedUnclassified }
     }
 
     /// Starts checking the keys of one dictionary of `count` entries.
@@ -82,7 +110,7 @@ struct BinaryKeyClasses: ~Copyable {
     @inline(__always)
     mutating func admit(_ object: Int, text: String) -> Bool {
         var c = classOf[object]
-        if c == Self.unassigned {
+        if c == Self.unassigned || c == Self.usedUnclassified {
             c = assignClass(text)
             classOf[object] = c
         }

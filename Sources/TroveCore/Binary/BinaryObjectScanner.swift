@@ -221,15 +221,24 @@ struct BinaryObjectScanner: ~Copyable {
         if frame.isDictionary {
             var keys: [String] = []
             keys.reserveCapacity(frame.count)
-            let refSize = trailer.objectRefSize
-            keyClasses.beginDictionary(count: frame.count)
-            var distinct = true
-            for i in 0..<frame.count {
-                let key = Int(bytes.loadBigEndian(at: frame.refs + i * refSize, width: refSize))
-                // `decodeKey` has proven every key object a cached string when the frame opened.
-                guard case .string(let text) = objects.value(key) else { preconditionFailure("key object \(key) is not a decoded string") }
-                if distinct { distinct = keyClasses.admit(key, text: text) }
-                keys.append(text)
+            var distinct: Bool
+            if keyClasses.classifies(count: frame.count, firstKey: frame.count > 0 ? key(0, of: frame) : 0) {
+                keyClasses.beginDictionary(count: frame.count)
+                distinct = true
+                for i in 0..<frame.count {
+                    let (key, text) = keyText(i, of: frame)
+                    if distinct { distinct = keyClasses.admit(key, text: text) }
+                    keys.append(text)
+                }
+            } else {
+                // A large dictionary whose keys no dictionary before it used: the assembler
+                // checks them (see `BinaryKeyClasses.classifies(count:firstKey:)`).
+                distinct = false
+                for i in 0..<frame.count {
+                    let (key, text) = keyText(i, of: frame)
+                    keyClasses.markUsedUnclassified(key)
+                    keys.append(text)
+                }
             }
             let dictionary: PlistDictionary
             let repeated: Bool
@@ -238,10 +247,7 @@ struct BinaryObjectScanner: ~Copyable {
                 // takes those hashes instead of hashing its keys again.
                 var hashes: [UInt64] = []
                 hashes.reserveCapacity(frame.count)
-                for i in 0..<frame.count {
-                    let key = Int(bytes.loadBigEndian(at: frame.refs + i * refSize, width: refSize))
-                    hashes.append(keyClasses.hash(ofAdmitted: key))
-                }
+                for i in 0..<frame.count { hashes.append(keyClasses.hash(ofAdmitted: key(i, of: frame))) }
                 dictionary = hashes.withUnsafeBufferPointer {
                     PlistDictionary(
                         uncheckedUniqueKeys: keys, values: values.popArray(from: frame.base), hashes: $0, seed: keyClasses.seed)
@@ -268,6 +274,21 @@ struct BinaryObjectScanner: ~Copyable {
         objects.cache(frame.index, value, size: frame.expanded)
         deliveredSize = frame.expanded
         return value
+    }
+
+    /// The object number of the `i`th key of the dictionary `frame` describes.
+    @inline(__always)
+    private func key(_ i: Int, of frame: Frame) -> Int {
+        Int(bytes.loadBigEndian(at: frame.refs + i * trailer.objectRefSize, width: trailer.objectRefSize))
+    }
+
+    /// The `i`th key of the dictionary `frame` describes, with its text.
+    @inline(__always)
+    private func keyText(_ i: Int, of frame: Frame) -> (key: Int, text: String) {
+        let key = key(i, of: frame)
+        // `decodeKey` has proven every key object a cached string when the frame opened.
+        guard case .string(let text) = objects.value(key) else { preconditionFailure("key object \(key) is not a decoded string") }
+        return (key, text)
     }
 
     // MARK: - Offsets and references
