@@ -269,6 +269,40 @@ struct BinaryWriterTests {
         }
     }
 
+    @Test("the plain encoder uniques by exact value where encodings come close: it writes what the planner writes")
+    func plainEncoderUniquesEdgeEncodings() throws {
+        // Scalars whose encodings share bytes with others: data holding another object's
+        // encoding, a long data and a long string differing only in their middles (the fast hash
+        // reads a long encoding's ends), every integer width at both of its edges, both real
+        // widths and both zeros, UIDs and booleans repeated, and text long enough for an extended
+        // count, in ASCII and in UTF-16.
+        let middle = { (byte: UInt8) -> Data in Data(repeating: 7, count: 100) + Data([byte]) + Data(repeating: 7, count: 100) }
+        let longText = { (c: Character) -> String in String(repeating: "a", count: 90) + String(c) + String(repeating: "a", count: 90) }
+        var scalars: [PlistValue] = [
+            .data(Data([0x10, 0x05])), .integer(5), .data(Data([0x23] + [UInt8](repeating: 0, count: 8))), .real(PlistReal(0.0)),
+            .real(PlistReal(-0.0)), .real(PlistReal(Float(0))), .real(PlistReal(Float(-0.0))), .date(PlistDate(secondsSinceReferenceDate: 0)),
+            .data(middle(1)), .data(middle(2)), .data(middle(1)), .string(longText("b")), .string(longText("c")), .string(longText("b")),
+            .string(String(repeating: "é", count: 20)), .string(String(repeating: "é", count: 21)), .string("é"), .string("e\u{301}"),
+            .integer(PlistInteger(UInt64.max)), .integer(PlistInteger(UInt64(Int64.max) + 1)), .integer(PlistInteger(Int64.min)),
+            .integer(-1), .null, .null, .bool(true), .bool(false), .bool(true), .uid(0), .uid(0x1_0000_0000), .uid(0x1_0000_0000),
+            .data(Data()), .string(""), .data(Data(repeating: 0, count: 15)), .string(String(repeating: "x", count: 15)),
+        ]
+        for edge: UInt64 in [0xFF, 0xFFFF, 0xFFFF_FFFF, UInt64(Int64.max)] {
+            scalars += [.integer(PlistInteger(edge)), .integer(PlistInteger(edge + 1)), .uid(edge), .uid(edge &+ 1)]
+        }
+        let documents: [PlistValue] = [
+            .array(scalars + scalars.reversed()),
+            .dictionary(PlistDictionary(scalars.enumerated().map { ("k\($0.offset % 9)-\($0.offset)", $0.element) })),
+            .array(scalars.map { .array([$0, $0]) } + Array(repeating: .array([]), count: 16)),
+        ]
+        for document in documents {
+            let plain = try BinaryPlistWriter().write(document)
+            let planned = try BinaryPlistWriter().encodeThroughPlanner(document, layout: nil).array
+            #expect(plain == planned)
+            #expect(try readBinary(plain).value == document)
+        }
+    }
+
     @Test("the plain encoder refuses what the planner refuses: depth and expansion limits")
     func plainEncoderLimits() throws {
         var shared: PlistValue = .array((0..<10).map { .integer(PlistInteger(Int64($0))) })

@@ -184,6 +184,16 @@ struct FastPathTests {
         }
     }
 
+    @Test("the fallback hash reads all of a long data value, so blobs sharing their ends cannot defeat it")
+    func fallbackHashReadsWholeData() {
+        let ends = Data(repeating: 0xAB, count: 64)
+        let blobs = (0..<64).map { PlistValue.data(ends + Data([UInt8($0)]) + ends) }
+        let fast = Set(blobs.compactMap { ScalarUniquingTable.fastHash($0, seed: 9) })
+        let sip = Set(blobs.compactMap { ScalarUniquingTable.sipHash($0) })
+        #expect(fast.count == 1)
+        #expect(sip.count == blobs.count)
+    }
+
     @Test("exact UTF-8 equality tells canonically equivalent strings apart")
     func exactStringEquality() {
         #expect("e\u{301}" == "é")

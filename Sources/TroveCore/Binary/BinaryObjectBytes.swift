@@ -127,7 +127,7 @@ extension ByteBuffer {
     @inline(__always)
     private mutating func appendBinaryASCII(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard UnsafeRawBufferPointer(utf8).isASCII else { return false }
-        appendBinaryMarker(0x5, count: utf8.count, note: nil)
+        appendBinaryMarker(0x5, count: utf8.count)
         append(contentsOf: utf8)
         return true
     }
@@ -148,13 +148,24 @@ extension ByteBuffer {
                 appendBigEndian(UInt64(count), width: 1 << power)
                 return
             }
-        } else if count < 15 {
+        }
+        appendBinaryMarker(type, count: count)
+    }
+
+    /// A type nibble with its count as CoreFoundation writes it: inline below 15, else nibble
+    /// 0xF and the smallest integer object holding the count, stored together in one append.
+    @inline(__always)
+    mutating func appendBinaryMarker(_ type: UInt8, count: Int) {
+        if count < 15 {
             append(type << 4 | UInt8(count))
             return
         }
-        let power: UInt8 = count <= 0xFF ? 0 : count <= 0xFFFF ? 1 : count <= 0xFFFF_FFFF ? 2 : 3
-        appendBigEndian(UInt64(type << 4 | 0x0F) << 8 | UInt64(0x10 | power), width: 2)
-        appendBigEndian(UInt64(count), width: 1 << power)
+        let width = count <= 0xFF ? 1 : count <= 0xFFFF ? 2 : count <= 0xFFFF_FFFF ? 4 : 8
+        // The marker, the integer's marker and the count's bytes from the most significant one,
+        // as they lie in memory, read as two little-endian words.
+        let count = UInt64(count).byteSwapped >> UInt64(64 - 8 * width)
+        let low = UInt64(type << 4 | 0x0F) | UInt64(0x10 | width.trailingZeroBitCount) << 8 | count << 16
+        append(low, width == 8 ? count >> 48 : 0, count: 2 + width)
     }
 
     /// The offset table and the 32-byte trailer after the last object; the object area ends at
@@ -174,11 +185,22 @@ extension ByteBuffer {
         offsets.withUnsafeBufferPointer { offsets in
             appendBigEndian(offsets, width: offsetSize) { UInt64($0) }
         }
+        appendBinaryTrailer(
+            offsetSize: offsetSize, refSize: refSize, objectCount: offsets.count, topObject: topObject,
+            tableOffset: tableOffset, unusedTrailerBytes: unusedTrailerBytes, sortVersion: sortVersion)
+    }
+
+    /// The 32-byte trailer: five unused bytes, the sort version, the offset and reference widths,
+    /// the object count, the top object and where the offset table starts.
+    mutating func appendBinaryTrailer(
+        offsetSize: Int, refSize: Int, objectCount: Int, topObject: Int, tableOffset: Int,
+        unusedTrailerBytes: UInt64 = 0, sortVersion: UInt8 = 0
+    ) {
         appendBigEndian(unusedTrailerBytes, width: 5)
         append(sortVersion)
         append(UInt8(offsetSize))
         append(UInt8(refSize))
-        appendBigEndian(UInt64(offsets.count), width: 8)
+        appendBigEndian(UInt64(objectCount), width: 8)
         appendBigEndian(UInt64(topObject), width: 8)
         appendBigEndian(UInt64(tableOffset), width: 8)
     }

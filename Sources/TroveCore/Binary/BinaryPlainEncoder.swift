@@ -7,30 +7,51 @@ import Foundation
 /// by all its keys and then by each value's subtree. Numbering objects in that walk gives every node
 /// its object number at the moment it is visited, so a container's references are filled in one by
 /// one as its children are visited:
-/// 1. ``number(_:)`` walks the value, uniques scalars, lists every object (a container's reference
-///    range, or the distinct scalar it writes) and records the references in one flat array,
-///    reserved when the container is visited;
-/// 2. ``emit()`` writes the listed objects in order, then the offset table and trailer.
+/// 1. ``number(_:)`` walks the value, lists every object and records the references in one flat
+///    array, reserved when the container is visited. A scalar is encoded the moment it is met,
+///    into `scalarBytes`, and uniqued by those bytes: a repeat takes the bytes back and names the
+///    first object. The value is not looked at again.
+/// 2. ``emit()`` knows the exact size of the file, so it writes every object, its offset and the
+///    trailer straight into their places: the scalars between two containers in one copy, each
+///    container's marker and references.
 /// Booleans and UIDs are listed once per occurrence, as CoreFoundation appends them, while every
 /// reference names the first.
 ///
+/// Uniquing by encoded bytes is uniquing by exact value: without notes, the encoding of a scalar
+/// is a function of its kind and its bits or code units (strings are ASCII or else UTF-16, whose
+/// units are a function of the scalars), and two different scalars never encode alike, since the
+/// marker byte tells the kinds and widths apart. An encoding also states its own length in its
+/// first bytes, so two encodings whose first `n` bytes agree, `n` being the length of one of
+/// them, are the same encoding.
+///
 /// The planner path (``BinaryObjectPlanner``, ``BinaryObjectEncoder``) writes the same bytes for a
-/// value without notes; it copied every value into a slot of about a hundred bytes and sorted
-/// slots into output order, most of a plain write's time.
+/// value without notes (tests compare the two); it copied every value into a slot of about a
+/// hundred bytes and sorted slots into output order, most of a plain write's time.
 ///
 /// Invariants: `objects[n]` describes object `n`; a container's references are
-/// `references[first ..< first + count]` (a dictionary's keys, then its values), a scalar's value
-/// is `scalars[first]`; `objects.count` never exceeds `UInt32.max` (``number(_:)`` refuses such a
-/// value), so every reference fits a `UInt32`.
+/// `references[first ..< first + count]` (a dictionary's keys, then its values); a scalar's bytes
+/// are `scalarBytes[first ..< first + count]`, and the scalars' bytes follow one another in object
+/// order with nothing between them. `objects.count` never exceeds `UInt32.max` (``newObject(_:)``
+/// refuses more), so every reference fits a `UInt32` and every object number a uniquing slot.
 struct BinaryPlainEncoder: ~Copyable {
-    /// One object of the output.
+    /// One object of the output, in sixteen bytes.
     private struct Object {
-        enum Kind: UInt8 { case scalar, array, dictionary }
-        var kind: Kind
-        /// A container's reference count (twice its entries for a dictionary).
-        var count: UInt32
-        /// A container's first reference, or a scalar's index in `scalars`.
+        /// A container's first reference in `references`, or a scalar's first byte in
+        /// `scalarBytes`.
         var first: Int
+        /// The kind in the low two bits; above them a container's reference count (twice its
+        /// entries for a dictionary) or the length of a scalar's encoding.
+        private var packed: Int
+
+        static let scalar = 0, array = 1, dictionary = 2
+
+        init(kind: Int, first: Int, count: Int) {
+            self.first = first
+            packed = count << 2 | kind
+        }
+
+        var kind: Int { packed & 3 }
+        var count: Int { packed >> 2 }
     }
 
     private let maxDepth: Int
@@ -38,18 +59,14 @@ struct BinaryPlainEncoder: ~Copyable {
     private var objects = MovingStack<Object>(capacity: 256)
     /// The references of every container, in visit order.
     private var references = MovingStack<UInt32>(capacity: 256)
-    /// About how many bytes the scalar objects take, so that the output is allocated once.
-    private var scalarBytes = 0
-    /// One entry per distinct scalar, in the order met.
-    private var scalars = MovingStack<UniqueScalar>(capacity: 256)
+    /// The encodings of the scalar objects, in object order.
+    private var scalarBytes = ByteBuffer(capacity: 1024)
+    /// The bytes the containers' markers (type and count) take, for the exact size of the file.
+    private var containerMarkerBytes = 0
+    /// Object numbers of the distinct scalars, keyed by their encodings.
     private var uniqued = ScalarUniquingTable()
     /// The last string met in each of 512 slots, by representation (see ``stringObject(_:)``).
     private var recentStrings = [RecentString](repeating: RecentString(), count: 512)
-
-    private struct UniqueScalar {
-        var value: PlistValue
-        var object: UInt32
-    }
 
     private struct RecentString {
         var representation = StringRepresentation.placeholder
@@ -119,16 +136,18 @@ struct BinaryPlainEncoder: ~Copyable {
         case .array(let elements):
             let count = elements.count
             let first = references.count
-            let object = try newObject(Object(kind: .array, count: UInt32(truncatingIfNeeded: count), first: first))
+            let object = try newObject(Object(kind: Object.array, first: first, count: count))
             try enter(depth: depth, holding: count)
+            containerMarkerBytes += Self.markerSize(count: count)
             guard count > 0 else { return (object, nil) }
             references.push(repeating: 0, count: count)
             return (object, Frame(children: elements, firstReference: first, depth: depth))
         case .dictionary(let entries):
             let count = entries.count
             let first = references.count
-            let object = try newObject(Object(kind: .dictionary, count: UInt32(truncatingIfNeeded: 2 * count), first: first))
+            let object = try newObject(Object(kind: Object.dictionary, first: first, count: 2 * count))
             try enter(depth: depth, holding: count)
+            containerMarkerBytes += Self.markerSize(count: count)
             guard count > 0 else { return (object, nil) }
             references.push(repeating: 0, count: 2 * count)
             for (i, key) in entries.keys.enumerated() {
@@ -137,17 +156,71 @@ struct BinaryPlainEncoder: ~Copyable {
             return (object, Frame(children: entries.values, firstReference: first + count, depth: depth))
         case .string(let string):
             return (try stringObject(string), nil)
-        default:
-            return (try uniquedObject(for: value), nil)
+        case .integer(let integer):
+            let magnitude = integer.magnitude
+            if integer.isNegative { return (try shortScalarObject(0x13, integer.bitPattern, width: 8), nil) }
+            if magnitude <= 0xFF { return (try shortScalarObject(0x10, magnitude, width: 1), nil) }
+            if magnitude <= 0xFFFF { return (try shortScalarObject(0x11, magnitude, width: 2), nil) }
+            if magnitude <= 0xFFFF_FFFF { return (try shortScalarObject(0x12, magnitude, width: 4), nil) }
+            if magnitude <= UInt64(Int64.max) { return (try shortScalarObject(0x13, magnitude, width: 8), nil) }
+            return (try encodedScalarObject(value), nil)
+        case .real(let real):
+            if real.width == .single {
+                return (try shortScalarObject(0x22, UInt64(Float(real.value).bitPattern), width: 4), nil)
+            }
+            return (try shortScalarObject(0x23, real.value.bitPattern, width: 8), nil)
+        case .date(let date):
+            return (try shortScalarObject(0x33, date.secondsSinceReferenceDate.bitPattern, width: 8), nil)
+        case .bool(let bool):
+            return (try shortScalarObject(bool ? 0x09 : 0x08, 0, width: 0, listingRepeats: true), nil)
+        case .uid(let uid):
+            // A UID's marker holds its width less one, not the power of two an integer's holds.
+            let width = uid <= 0xFF ? 1 : uid <= 0xFFFF ? 2 : uid <= 0xFFFF_FFFF ? 4 : 8
+            return (try shortScalarObject(0x80 | UInt8(width - 1), uid, width: width, listingRepeats: true), nil)
+        case .null:
+            return (try shortScalarObject(0x00, 0, width: 0), nil)
+        case .data:
+            return (try encodedScalarObject(value), nil)
         }
+    }
+
+    /// The object of a scalar whose encoding is `marker` followed by the low `width` bytes of
+    /// `payload` (0...8), most significant first: every number, date, UID, boolean and null
+    /// but integers above `Int64.max`. The encoding is put together in two words and hashed
+    /// from them, rather than written and read back a byte at a time.
+    @inline(__always)
+    private mutating func shortScalarObject(
+        _ marker: UInt8, _ payload: UInt64, width: Int, listingRepeats: Bool = false
+    ) throws(PlistError) -> UInt32 {
+        // The encoding as it lies in memory, read as two little-endian words: the marker, then
+        // the payload's bytes from the most significant one.
+        let swapped = width == 0 ? 0 : payload.byteSwapped >> UInt64(64 - 8 * width)
+        let low = UInt64(marker) | swapped << 8
+        let high = width == 8 ? swapped >> 56 : 0
+        let start = scalarBytes.count
+        scalarBytes.append(low, high, count: 1 + width)
+        return try uniquedObject(
+            encodedFrom: start, listingRepeats: listingRepeats,
+            fastHash: { seed in
+                Int(truncatingIfNeeded: SeededByteHash.finalized(SeededByteHash.mix(SeededByteHash.mix(seed ^ low) ^ high)))
+            })
+    }
+
+    /// The object of a string or data value, or of an integer too large for a short encoding:
+    /// written with the shared object encoding, hashed from its bytes.
+    @inline(__always)
+    private mutating func encodedScalarObject(_ value: PlistValue) throws(PlistError) -> UInt32 {
+        let start = scalarBytes.count
+        scalarBytes.appendBinaryScalar(value, note: nil, int128HighWord: { 0 })
+        return try uniquedObject(encodedFrom: start)
     }
 
     /// The object of a string, looked up first by the string's representation: a dictionary key
     /// repeated across many records is usually one shared storage object (the binary reader
     /// decodes a key object once) or a small string held inline, and two `String` values with the
-    /// same sixteen bytes have the same contents, so a repeat costs one compare instead of a hash,
-    /// a probe and a comparison of code units. A miss goes to the uniquing table, which decides
-    /// exactly; the cache only remembers its answers.
+    /// same sixteen bytes have the same contents, so a repeat costs one compare instead of an
+    /// encoding, a hash and a probe. A miss goes to the uniquing table, which decides exactly; the
+    /// cache only remembers its answers.
     @inline(__always)
     private mutating func stringObject(_ string: String) throws(PlistError) -> UInt32 {
         let representation = StringRepresentation(string)
@@ -155,35 +228,96 @@ struct BinaryPlainEncoder: ~Copyable {
         if recentStrings[slot].representation == representation && recentStrings[slot].isFilled {
             return recentStrings[slot].object
         }
-        let object = try uniquedObject(for: .string(string))
+        let start = scalarBytes.count
+        scalarBytes.appendBinaryString(string, note: nil)
+        let object = try uniquedObject(encodedFrom: start)
         recentStrings[slot] = RecentString(representation: representation, object: object, isFilled: true)
         return object
     }
 
-    /// The object of a scalar: the one an identical scalar already has, or a new one.
+    /// The object of the scalar just encoded at `scalarBytes[start...]`: the one an identical
+    /// scalar already has, or a new one. A repeat's bytes are taken back, except for booleans and
+    /// UIDs (`listingRepeats`), which CoreFoundation appends as objects of their own at every
+    /// occurrence, while every reference names the first.
+    ///
+    /// `fastHash` hashes the encoding under the table's seed; the default reads its bytes. Every
+    /// kind of scalar is always hashed the same way, and two scalars of different kinds never
+    /// encode alike, so equal encodings always have equal hashes. Under the `Hasher` hash every
+    /// encoding is read from its bytes.
     @inline(__always)
-    private mutating func uniquedObject(for value: PlistValue) throws(PlistError) -> UInt32 {
-        switch uniqued.lookup(value, scalarAt: { scalars[$0].value }) {
-        case .found(let index):
-            switch value {
-            case .bool, .uid:
-                // CoreFoundation appends every occurrence as an object of its own, but every
-                // reference names the first.
-                _ = try newObject(Object(kind: .scalar, count: 0, first: index))
-                scalarBytes += value.estimatedBinaryObjectSize
-            default: break
-            }
-            return scalars[index].object
-        case .absent(let insertion):
-            let index = scalars.count
-            let object = try newObject(Object(kind: .scalar, count: 0, first: index))
-            scalarBytes += value.estimatedBinaryObjectSize
-            uniqued.insert(index, at: insertion)
-            scalars.push(UniqueScalar(value: value, object: object))
-            return object
-        case nil:
-            preconditionFailure("a scalar always has a uniquing hash")
+    private mutating func uniquedObject(
+        encodedFrom start: Int, listingRepeats: Bool = false, fastHash: ((UInt64) -> Int)? = nil
+    ) throws(PlistError) -> UInt32 {
+        let length = scalarBytes.count - start
+        let lookup = scalarBytes.withUnsafeBufferPointer { buffer in
+            // Never nil: the scalar was just written.
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            let encoding = UnsafeRawBufferPointer(start: base + start, count: length)
+            return uniqued.lookup(
+                hash: { [seed = uniqued.seed] sipHash in
+                    if !sipHash, let fastHash { return fastHash(seed) }
+                    return Self.hash(encoding, seed: seed, sipHash: sipHash)
+                },
+                matches: { slot in
+                    let held = objects[slot]
+                    return held.count == length && Self.sameBytes(base + held.first, base + start, count: length)
+                },
+                sipHashOfSlot: { slot in
+                    let held = objects[slot]
+                    return Self.hash(UnsafeRawBufferPointer(start: base + held.first, count: held.count), seed: 0, sipHash: true)
+                })
         }
+        switch lookup {
+        case .found(let slot):
+            if listingRepeats {
+                _ = try newObject(Object(kind: Object.scalar, first: start, count: length))
+            } else {
+                scalarBytes.truncate(to: start)
+            }
+            return UInt32(truncatingIfNeeded: slot)
+        case .absent(let insertion):
+            let object = try newObject(Object(kind: Object.scalar, first: start, count: length))
+            uniqued.insert(Int(object), at: insertion)
+            return object
+        }
+    }
+
+    /// Whether `count` bytes at `a` and at `b` are the same; up to 16 bytes with two loads from
+    /// each (overlapping when fewer), rather than a call to `memcmp`.
+    @inline(__always)
+    private static func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count n: Int) -> Bool {
+        switch n {
+        case 0: return true
+        case 1: return a.load(as: UInt8.self) == b.load(as: UInt8.self)
+        case 2...3:
+            return a.loadUnaligned(as: UInt16.self) == b.loadUnaligned(as: UInt16.self)
+                && a.loadUnaligned(fromByteOffset: n - 2, as: UInt16.self) == b.loadUnaligned(fromByteOffset: n - 2, as: UInt16.self)
+        case 4...7:
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        case 8...16:
+            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        default:
+            return memcmp(a, b, n) == 0
+        }
+    }
+
+    /// The uniquing hash of a scalar's encoding. The fast hash reads a long encoding's first and
+    /// last 64 bytes only (its first bytes hold its length), since hashing whole multi-megabyte
+    /// objects would cost more than copying them; the `Hasher` hash, which a table defeated by
+    /// crafted input switches to, reads every byte, so encodings crafted to share their ends
+    /// cannot defeat it too.
+    private static func hash(_ encoding: UnsafeRawBufferPointer, seed: UInt64, sipHash: Bool) -> Int {
+        if sipHash {
+            var hasher = Hasher()
+            hasher.combine(bytes: encoding)
+            return hasher.finalize()
+        }
+        let n = encoding.count
+        guard n > 128 else { return Int(truncatingIfNeeded: SeededByteHash.hash(encoding, seed: seed).hash) }
+        let head = SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: encoding[..<64]), seed: seed).hash
+        return Int(truncatingIfNeeded: SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: encoding[(n - 64)...]), seed: head).hash)
     }
 
     @inline(__always)
@@ -213,41 +347,108 @@ struct BinaryPlainEncoder: ~Copyable {
 
     // MARK: - Writing
 
-    /// Writes the listed objects in order, then the offset table and trailer.
+    /// The bytes of a container's marker: the type nibble with the count inline below 15, else
+    /// nibble 0xF and an integer object holding the count.
+    @inline(__always)
+    private static func markerSize(count: Int) -> Int {
+        count < 15 ? 1 : 2 + (count <= 0xFF ? 1 : count <= 0xFFFF ? 2 : count <= 0xFFFF_FFFF ? 4 : 8)
+    }
+
+    /// Writes the objects, each at the offset the table gives it, then the offset table and the
+    /// trailer, into a buffer allocated once at the file's exact size.
     private consuming func emit() -> ByteBuffer {
-        let refSize = BinaryTrailer.powerOfTwoWidth(for: objects.count)
-        // Header, objects (a container's marker, count and references), offset table, trailer.
-        let containers = objects.count - scalars.count
-        var out = ByteBuffer(
-            capacity: 8 + scalarBytes + containers * 5 + references.count * refSize + objects.count * 8 + 32)
-        var offsets: [Int] = []
-        offsets.reserveCapacity(objects.count)
+        let objectCount = objects.count
+        let refSize = BinaryTrailer.powerOfTwoWidth(for: objectCount)
+        let tableOffset = 8 + scalarBytes.count + containerMarkerBytes + references.count * refSize
+        let offsetSize = BinaryTrailer.powerOfTwoWidth(for: tableOffset)
+        let size = tableOffset + objectCount * offsetSize + 32
+        var out = ByteBuffer(capacity: size)
         out.append(contentsOf: BinaryTrailer.magic)
         out.append(UInt8(ascii: "0"))
-        // The scalars are read in place: copying one out of the stack cost a retain and a release.
-        scalars.withUnsafeBufferPointer { scalars in
-            references.withUnsafeBufferPointer { references in
-                for position in 0..<objects.count {
-                    let object = objects[position]
-                    offsets.append(out.count)
-                    switch object.kind {
-                    case .scalar:
-                        out.appendBinaryScalar(scalars[object.first].value, note: nil, int128HighWord: { 0 })
-                    case .array, .dictionary:
-                        let count = Int(object.count)
-                        if object.kind == .array {
-                            out.appendBinaryMarker(0xA, count: count, note: nil)
-                        } else {
-                            out.appendBinaryMarker(0xD, count: count / 2, note: nil)
-                        }
-                        out.appendBigEndian(
-                            UnsafeBufferPointer(rebasing: references[object.first..<object.first + count]), width: refSize
-                        ) { UInt64($0) }
+        out.appendUninitialized(count: size - 8 - 32) { buffer in
+            // Never nil: the area holds at least one offset.
+            let area = UnsafeMutableRawPointer(buffer.baseAddress!)
+            objects.withUnsafeBufferPointer { objects in
+                references.withUnsafeBufferPointer { references in
+                    scalarBytes.withUnsafeBufferPointer { scalars in
+                        Self.writeObjects(
+                            objects, references: references, scalars: scalars, refSize: refSize,
+                            offsetSize: offsetSize, into: area, tableAt: tableOffset - 8)
                     }
                 }
             }
         }
-        out.appendBinaryOffsetTableAndTrailer(offsets: offsets, refSize: refSize, topObject: 0, notedOffsetSize: nil)
+        out.appendBinaryTrailer(
+            offsetSize: offsetSize, refSize: refSize, objectCount: objectCount, topObject: 0, tableOffset: tableOffset)
         return out
+    }
+
+    /// Writes every object and its offset into `area`, which starts at file offset 8 and holds
+    /// the objects and, from `tableAt` on, the offset table.
+    ///
+    /// A scalar lands at its place in `scalars` moved by the container bytes written before it;
+    /// the scalars between two containers are copied together when the next container (or the
+    /// end) is reached. Every store is of the exact width, so nothing written is overwritten.
+    private static func writeObjects(
+        _ objects: UnsafeBufferPointer<Object>, references: UnsafeBufferPointer<UInt32>,
+        scalars: UnsafeBufferPointer<UInt8>, refSize: Int, offsetSize: Int,
+        into area: UnsafeMutableRawPointer, tableAt tableStart: Int
+    ) {
+        var containerBytes = 0
+        var scalarEnd = 0
+        var copied = 0
+        var entry = area + tableStart
+        func copyScalars(upTo end: Int) {
+            guard end > copied, let base = scalars.baseAddress else { return }
+            (area + copied + containerBytes).copyMemory(from: base + copied, byteCount: end - copied)
+            copied = end
+        }
+        for object in objects {
+            let offset: Int
+            if object.kind == Object.scalar {
+                offset = 8 + object.first + containerBytes
+                scalarEnd = object.first + object.count
+            } else {
+                copyScalars(upTo: scalarEnd)
+                offset = 8 + scalarEnd + containerBytes
+                let start = area + (offset - 8)
+                var p = start
+                let isArray = object.kind == Object.array
+                let entries = isArray ? object.count : object.count / 2
+                let type: UInt8 = isArray ? 0xA0 : 0xD0
+                if entries < 15 {
+                    p.storeBytes(of: type | UInt8(entries), as: UInt8.self)
+                    p += 1
+                } else {
+                    let power = entries <= 0xFF ? 0 : entries <= 0xFFFF ? 1 : entries <= 0xFFFF_FFFF ? 2 : 3
+                    p.storeBytes(of: type | 0x0F, as: UInt8.self)
+                    (p + 1).storeBytes(of: 0x10 | UInt8(power), as: UInt8.self)
+                    (p + 2).storeBigEndian(UInt64(entries), width: 1 << power)
+                    p += 2 + 1 << power
+                }
+                for reference in references[object.first..<object.first + object.count] {
+                    p.storeBigEndian(UInt64(reference), width: refSize)
+                    p += refSize
+                }
+                containerBytes += p - start
+            }
+            entry.storeBigEndian(UInt64(offset), width: offsetSize)
+            entry += offsetSize
+        }
+        copyScalars(upTo: scalars.count)
+    }
+}
+
+extension UnsafeMutableRawPointer {
+    /// Stores the low `width` bytes (1, 2, 4 or 8) of `value` here, most significant first, and
+    /// nothing past them.
+    @inline(__always)
+    func storeBigEndian(_ value: UInt64, width: Int) {
+        switch width {
+        case 1: storeBytes(of: UInt8(truncatingIfNeeded: value), as: UInt8.self)
+        case 2: storeBytes(of: UInt16(truncatingIfNeeded: value).bigEndian, as: UInt16.self)
+        case 4: storeBytes(of: UInt32(truncatingIfNeeded: value).bigEndian, as: UInt32.self)
+        default: storeBytes(of: value.bigEndian, as: UInt64.self)
+        }
     }
 }

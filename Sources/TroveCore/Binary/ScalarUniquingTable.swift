@@ -46,7 +46,8 @@ struct ScalarUniquingTable: ~Copyable {
     private var buckets: UnsafeMutablePointer<Bucket>
     private var bucketCount: Int
     private(set) var count = 0
-    private let seed: UInt64
+    /// The seed of the fast hash, which callers keying scalars their own way hash with.
+    let seed: UInt64
     /// True once the probe budget ran out and every hash became a `Hasher` hash.
     private(set) var usesSipHash = false
     /// Probes left before the table gives up on the fast hash.
@@ -73,17 +74,43 @@ struct ScalarUniquingTable: ~Copyable {
     /// never uniqued.
     @inline(__always)
     mutating func lookup(_ value: PlistValue, scalarAt: (Int) -> PlistValue) -> Lookup? {
-        guard let hash = hash(value) else { return nil }
+        if value.isContainer { return nil }
+        return lookup(
+            hash: { [seed] sip in (sip ? Self.sipHash(value) : Self.fastHash(value, seed: seed)) ?? 0 },
+            matches: { Self.identical(scalarAt($0), value) },
+            sipHashOfSlot: { Self.sipHash(scalarAt($0)) ?? 0 })
+    }
+
+    /// Finds the slot whose scalar `matches` says is identical to the one looked up, for callers
+    /// that key scalars by something other than a ``PlistValue`` (the plain binary encoder keys
+    /// them by their encoded bytes).
+    ///
+    /// `hash(false)` is the scalar's hash under the fast function (seeded with ``seed``),
+    /// `hash(true)` its `Hasher` hash; `sipHashOfSlot` gives the `Hasher` hash of a stored
+    /// slot's scalar, asked for every entry once, when crafted input has used up the probe
+    /// budget.
+    @inline(__always)
+    mutating func lookup(
+        hash hashing: (_ sipHash: Bool) -> Int, matches: (Int) -> Bool, sipHashOfSlot: (Int) -> Int
+    ) -> Lookup {
+        var hash = hashing(usesSipHash)
         probeBudget &+= 8
         let mask = bucketCount &- 1
-        let tag = UInt32(truncatingIfNeeded: hash)
+        var tag = UInt32(truncatingIfNeeded: hash)
         var bucket = hash & mask
         while true {
             let entry = buckets[bucket]
             if entry.isEmpty { return .absent(Insertion(hash: hash, bucket: bucket)) }
-            if entry.hash == tag && Self.identical(scalarAt(Int(entry.slot)), value) { return .found(Int(entry.slot)) }
+            if entry.hash == tag && matches(Int(entry.slot)) { return .found(Int(entry.slot)) }
             probeBudget &-= 1
-            if probeBudget < 0 && !usesSipHash { return switchToSipHash(thenLookUp: value, scalarAt: scalarAt) }
+            if probeBudget < 0 && !usesSipHash {
+                // The table keeps its size, so the probe starts over from the new hash.
+                switchToSipHash(sipHashOfSlot)
+                hash = hashing(true)
+                tag = UInt32(truncatingIfNeeded: hash)
+                bucket = hash & mask
+                continue
+            }
             bucket = (bucket &+ 1) & mask
         }
     }
@@ -103,19 +130,12 @@ struct ScalarUniquingTable: ~Copyable {
         count += 1
     }
 
-    /// The hash of a scalar under the table's current hash function; nil for containers.
-    @inline(__always)
-    func hash(_ value: PlistValue) -> Int? {
-        usesSipHash ? Self.sipHash(value) : Self.fastHash(value, seed: seed)
-    }
-
+    /// Rehashes every entry with `Hasher`, once the probe budget shows the fast hash is being
+    /// defeated.
     @inline(never)
-    private mutating func switchToSipHash(
-        thenLookUp value: PlistValue, scalarAt: (Int) -> PlistValue
-    ) -> Lookup? {
+    private mutating func switchToSipHash(_ sipHashOfSlot: (Int) -> Int) {
         usesSipHash = true
-        rebuild(size: bucketCount) { Bucket(slot: $0.slot, hash: UInt32(truncatingIfNeeded: Self.sipHash(scalarAt(Int($0.slot))) ?? 0)) }
-        return lookup(value, scalarAt: scalarAt)
+        rebuild(size: bucketCount) { Bucket(slot: $0.slot, hash: UInt32(truncatingIfNeeded: sipHashOfSlot(Int($0.slot)))) }
     }
 
     @inline(__always)
@@ -192,11 +212,17 @@ struct ScalarUniquingTable: ~Copyable {
             hasher.combine(word: d.secondsSinceReferenceDate.bitPattern)
         case .data(let d):
             hasher.combine(kind: 5)
-            // The length and both ends, as Foundation's own Data hash takes a bounded prefix:
-            // hashing whole multi-megabyte blobs would cost more than writing them. Candidates
-            // with equal hashes are still compared in full by `identical`.
+            // The fast hash takes the length and both ends, as Foundation's own Data hash takes
+            // a bounded prefix: hashing whole multi-megabyte blobs would cost more than writing
+            // them. Candidates with equal hashes are still compared in full by `identical`. The
+            // `Hasher` hash, which a table defeated by crafted input switches to, reads every
+            // byte, so blobs crafted to share their ends cannot defeat it too.
             hasher.combine(word: UInt64(d.count))
             d.withUnsafeBytes { bytes in
+                if H.readsWholeData {
+                    hasher.combine(bytes: bytes)
+                    return
+                }
                 let edge = min(bytes.count, 64)
                 hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<edge]))
                 hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - edge)...]))
@@ -233,6 +259,8 @@ struct ScalarUniquingTable: ~Copyable {
 
 /// What ``ScalarUniquingTable`` feeds a scalar's identity to.
 protocol ScalarIdentityHasher {
+    /// Whether data is hashed whole, rather than by its length and both ends.
+    static var readsWholeData: Bool { get }
     mutating func combine(kind: UInt8)
     mutating func combine(word: UInt64)
     mutating func combine(bytes: UnsafeRawBufferPointer)
@@ -241,6 +269,7 @@ protocol ScalarIdentityHasher {
 }
 
 extension Hasher: ScalarIdentityHasher {
+    static var readsWholeData: Bool { true }
     mutating func combine(kind: UInt8) { combine(kind) }
     mutating func combine(word: UInt64) { combine(word) }
 
@@ -254,6 +283,7 @@ extension Hasher: ScalarIdentityHasher {
 /// ``SeededByteHash`` fed piece by piece: the kind is folded into the state (the next piece
 /// mixes it), each word is mixed in, and each byte run is hashed with the state as its seed.
 struct SeededIdentityHasher: ScalarIdentityHasher {
+    static var readsWholeData: Bool { false }
     private(set) var state: UInt64
 
     init(seed: UInt64) { state = seed }

@@ -29,6 +29,14 @@ struct ByteBuffer: ~Copyable {
     /// Forgets the bytes, keeping the room.
     mutating func removeAll() { count = 0 }
 
+    /// Forgets the bytes from `position` on, keeping the room; `position` must not be past
+    /// `count`.
+    @inline(__always)
+    mutating func truncate(to position: Int) {
+        precondition(position >= 0 && position <= count, "byte buffer truncated past its end")
+        count = position
+    }
+
     /// The byte at `position`, which must be below `count`.
     subscript(position: Int) -> UInt8 {
         get {
@@ -112,6 +120,18 @@ struct ByteBuffer: ~Copyable {
         if 8 > capacity - count { grow(toHold: count + 8) }
         UnsafeMutableRawPointer(storage + count).storeBytes(of: (value << UInt64(64 - 8 * width)).bigEndian, as: UInt64.self)
         count += width
+    }
+
+    /// Appends the first `n` (at most 16) bytes of `low` and then `high` as they lie in memory
+    /// (little-endian), with two stores: room for sixteen is made so that the stores never need
+    /// to be split.
+    @inline(__always)
+    mutating func append(_ low: UInt64, _ high: UInt64, count n: Int) {
+        if 16 > capacity - count { grow(toHold: count + 16) }
+        let target = UnsafeMutableRawPointer(storage + count)
+        target.storeBytes(of: low.littleEndian, as: UInt64.self)
+        target.storeBytes(of: high.littleEndian, toByteOffset: 8, as: UInt64.self)
+        count += n
     }
 
     /// Appends each of `words` as ``appendBigEndian(_:width:)`` would, after `value` turns it
