@@ -298,9 +298,42 @@ struct BinaryWriterTests {
         for document in documents {
             let plain = try BinaryPlistWriter().write(document)
             let planned = try BinaryPlistWriter().encodeThroughPlanner(document, layout: nil).array
-            #expect(plain == planned)
+            let same = plain == planned
+            #expect(same, "the plain encoder wrote \(plain.count) bytes, the planner \(planned.count)")
             #expect(try readBinary(plain).value == document)
         }
+    }
+
+    @Test("keys of a large dictionary, hashed ahead while the uniquing table is large, unique with the strings met before")
+    func plainEncoderKeysLookedAhead() throws {
+        // Enough distinct scalars first for a table past the caches' size, then dictionaries
+        // whose keys repeat those strings and add new ones: ASCII, UTF-16, past 128 bytes, and
+        // keys equal to string values met earlier in the same dictionary's subtree.
+        let texts = (0..<20_000).map { i -> String in
+            switch i % 4 {
+            case 0: "key \(i)"
+            case 1: "clé \(i) ✓"
+            case 2: String(repeating: "long key ", count: 16) + "\(i)"
+            default: "k\(i)"
+            }
+        }
+        var entries: [(String, PlistValue)] = []
+        for (i, text) in texts.enumerated() where i % 3 != 0 {
+            entries.append((text, i % 5 == 0 ? .string(texts[(i + 7) % texts.count]) : .integer(PlistInteger(Int64(i % 50)))))
+        }
+        for i in 0..<300 { entries.append(("new key \(i) é", .bool(i % 2 == 0))) }
+        let document: PlistValue = .array([
+            .array(texts.map { .string($0) }),
+            .dictionary(PlistDictionary(entries)),
+            .dictionary(PlistDictionary(entries.reversed())),
+        ])
+        let plain = try BinaryPlistWriter().write(document)
+        let planned = try BinaryPlistWriter().encodeThroughPlanner(document, layout: nil).array
+        // Compared outside #expect, whose report of two unequal arrays of half a megabyte
+        // would diff them element by element for minutes.
+        let same = plain == planned
+        #expect(same, "the plain encoder wrote \(plain.count) bytes, the planner \(planned.count)")
+        #expect(try readBinary(plain).value == document)
     }
 
     @Test("the plain encoder refuses what the planner refuses: depth and expansion limits")

@@ -20,9 +20,9 @@ import Foundation
 /// Uniquing by encoded bytes is uniquing by exact value: without notes, the encoding of a scalar
 /// is a function of its kind and its bits or code units (strings are ASCII or else UTF-16, whose
 /// units are a function of the scalars), and two different scalars never encode alike, since the
-/// marker byte tells the kinds and widths apart. An encoding also states its own length in its
-/// first bytes, so two encodings whose first `n` bytes agree, `n` being the length of one of
-/// them, are the same encoding.
+/// marker byte tells the kinds and widths apart. Candidates are compared by length and bytes.
+/// The fast hash is taken differently by kind (a short encoding's two words, a string's UTF-8,
+/// anything else's encoding), which is sound because equal encodings are always of one kind.
 ///
 /// The planner path (``BinaryObjectPlanner``, ``BinaryObjectEncoder``) writes the same bytes for a
 /// value without notes (tests compare the two); it copied every value into a slot of about a
@@ -65,7 +65,7 @@ struct BinaryPlainEncoder: ~Copyable {
     private var containerMarkerBytes = 0
     /// Object numbers of the distinct scalars, keyed by their encodings.
     private var uniqued = ScalarUniquingTable()
-    /// The last string met in each of 512 slots, by representation (see ``stringObject(_:)``).
+    /// The last string met in each of 512 slots, by representation (see ``stringObject(_:hash:)``).
     private var recentStrings = [RecentString](repeating: RecentString(), count: 512)
 
     private struct RecentString {
@@ -102,6 +102,10 @@ struct BinaryPlainEncoder: ~Copyable {
         /// Containers above this one.
         var depth: Int
     }
+
+    /// How many keys ahead ``numberKeysLookingAhead(_:referencesAt:)`` touches the uniquing
+    /// table: enough to cover a cache miss with the work of the keys in between.
+    private static let lookahead = 6
 
     /// Numbers the objects, lists them and records the references.
     ///
@@ -150,60 +154,119 @@ struct BinaryPlainEncoder: ~Copyable {
             containerMarkerBytes += Self.markerSize(count: count)
             guard count > 0 else { return (object, nil) }
             references.push(repeating: 0, count: 2 * count)
-            for (i, key) in entries.keys.enumerated() {
-                references[first + i] = try stringObject(key)
+            if count > Self.lookahead && uniqued.isLarge {
+                try numberKeysLookingAhead(entries.keys, referencesAt: first)
+            } else {
+                for (i, key) in entries.keys.enumerated() {
+                    references[first + i] = try stringObject(key)
+                }
             }
             return (object, Frame(children: entries.values, firstReference: first + count, depth: depth))
         case .string(let string):
             return (try stringObject(string), nil)
         case .integer(let integer):
             let magnitude = integer.magnitude
-            if integer.isNegative { return (try shortScalarObject(0x13, integer.bitPattern, width: 8), nil) }
-            if magnitude <= 0xFF { return (try shortScalarObject(0x10, magnitude, width: 1), nil) }
-            if magnitude <= 0xFFFF { return (try shortScalarObject(0x11, magnitude, width: 2), nil) }
-            if magnitude <= 0xFFFF_FFFF { return (try shortScalarObject(0x12, magnitude, width: 4), nil) }
-            if magnitude <= UInt64(Int64.max) { return (try shortScalarObject(0x13, magnitude, width: 8), nil) }
+            if integer.isNegative { return (try shortScalarObject(ShortEncoding(0x13, integer.bitPattern, width: 8)), nil) }
+            if magnitude <= 0xFF { return (try shortScalarObject(ShortEncoding(0x10, magnitude, width: 1)), nil) }
+            if magnitude <= 0xFFFF { return (try shortScalarObject(ShortEncoding(0x11, magnitude, width: 2)), nil) }
+            if magnitude <= 0xFFFF_FFFF { return (try shortScalarObject(ShortEncoding(0x12, magnitude, width: 4)), nil) }
+            if magnitude <= UInt64(Int64.max) { return (try shortScalarObject(ShortEncoding(0x13, magnitude, width: 8)), nil) }
             return (try encodedScalarObject(value), nil)
         case .real(let real):
             if real.width == .single {
-                return (try shortScalarObject(0x22, UInt64(Float(real.value).bitPattern), width: 4), nil)
+                return (try shortScalarObject(ShortEncoding(0x22, UInt64(Float(real.value).bitPattern), width: 4)), nil)
             }
-            return (try shortScalarObject(0x23, real.value.bitPattern, width: 8), nil)
+            return (try shortScalarObject(ShortEncoding(0x23, real.value.bitPattern, width: 8)), nil)
         case .date(let date):
-            return (try shortScalarObject(0x33, date.secondsSinceReferenceDate.bitPattern, width: 8), nil)
+            return (try shortScalarObject(ShortEncoding(0x33, date.secondsSinceReferenceDate.bitPattern, width: 8)), nil)
         case .bool(let bool):
-            return (try shortScalarObject(bool ? 0x09 : 0x08, 0, width: 0, listingRepeats: true), nil)
+            return (try shortScalarObject(ShortEncoding(bool ? 0x09 : 0x08, 0, width: 0, listsRepeats: true)), nil)
         case .uid(let uid):
             // A UID's marker holds its width less one, not the power of two an integer's holds.
             let width = uid <= 0xFF ? 1 : uid <= 0xFFFF ? 2 : uid <= 0xFFFF_FFFF ? 4 : 8
-            return (try shortScalarObject(0x80 | UInt8(width - 1), uid, width: width, listingRepeats: true), nil)
+            return (try shortScalarObject(ShortEncoding(0x80 | UInt8(width - 1), uid, width: width, listsRepeats: true)), nil)
         case .null:
-            return (try shortScalarObject(0x00, 0, width: 0), nil)
+            return (try shortScalarObject(ShortEncoding(0x00, 0, width: 0)), nil)
         case .data:
             return (try encodedScalarObject(value), nil)
         }
     }
 
-    /// The object of a scalar whose encoding is `marker` followed by the low `width` bytes of
-    /// `payload` (0...8), most significant first: every number, date, UID, boolean and null
-    /// but integers above `Int64.max`. The encoding is put together in two words and hashed
-    /// from them, rather than written and read back a byte at a time.
+    /// The encoding of a scalar of at most nine bytes: `marker` followed by the low `width` bytes
+    /// (0...8) of a payload, most significant first. Every number, date, UID, boolean and null
+    /// has one, but integers above `Int64.max`; it is put together in two words and hashed from
+    /// them, rather than written and read back a byte at a time.
+    private struct ShortEncoding {
+        /// The encoding as it lies in memory, read as two little-endian words.
+        var low: UInt64
+        var high: UInt64
+        var length: Int
+        /// Booleans and UIDs, which CoreFoundation lists again at every occurrence.
+        var listsRepeats: Bool
+
+        @inline(__always)
+        init(_ marker: UInt8, _ payload: UInt64, width: Int, listsRepeats: Bool = false) {
+            let swapped = width == 0 ? 0 : payload.byteSwapped >> UInt64(64 - 8 * width)
+            low = UInt64(marker) | swapped << 8
+            high = width == 8 ? swapped >> 56 : 0
+            length = 1 + width
+            self.listsRepeats = listsRepeats
+        }
+
+        @inline(__always)
+        func hash(seed: UInt64) -> Int {
+            Int(truncatingIfNeeded: SeededByteHash.finalized(SeededByteHash.mix(SeededByteHash.mix(seed ^ low) ^ high)))
+        }
+    }
+
+    /// The fast uniquing hash of a string: that of its UTF-8 (which the string's encoding is a
+    /// function of and determines), so that it is known before the string is encoded. Like a
+    /// long encoding's, a long string's covers its first and last 64 bytes.
     @inline(__always)
-    private mutating func shortScalarObject(
-        _ marker: UInt8, _ payload: UInt64, width: Int, listingRepeats: Bool = false
-    ) throws(PlistError) -> UInt32 {
-        // The encoding as it lies in memory, read as two little-endian words: the marker, then
-        // the payload's bytes from the most significant one.
-        let swapped = width == 0 ? 0 : payload.byteSwapped >> UInt64(64 - 8 * width)
-        let low = UInt64(marker) | swapped << 8
-        let high = width == 8 ? swapped >> 56 : 0
+    private static func hash(_ string: String, seed: UInt64) -> Int {
+        if let hash = string.utf8.withContiguousStorageIfAvailable({ Self.hash(UnsafeRawBufferPointer($0), seed: seed, sipHash: false) }) {
+            return hash
+        }
+        var native = string
+        native.makeContiguousUTF8()
+        return native.utf8.withContiguousStorageIfAvailable { Self.hash(UnsafeRawBufferPointer($0), seed: seed, sipHash: false) } ?? 0
+    }
+
+    /// Numbers the keys of a large dictionary while the uniquing table is too large for the
+    /// nearer caches. Each distinct key's probe was a cache miss that the processor could not
+    /// overlap with the work in between (a third of writing a 200,000-key dictionary), so each
+    /// key's hash is computed `lookahead` keys early and its bucket touched then; the key uses
+    /// the hash when its turn comes.
+    ///
+    /// Values are not looked ahead at: in a large array of numbers, whose probes are a few dozen
+    /// instructions apart, the processor overlaps the misses itself, and the look-ahead cost more
+    /// than it saved.
+    private mutating func numberKeysLookingAhead(_ keys: [String], referencesAt first: Int) throws(PlistError) {
+        let seed = uniqued.seed
+        // Hashes of the keys `i ..< i + lookahead`, key `k` at `k % lookahead`.
+        var ahead = [Int](repeating: 0, count: Self.lookahead)
+        for k in 0..<Self.lookahead {
+            ahead[k] = Self.hash(keys[k], seed: seed)
+            uniqued.prefetch(hash: ahead[k])
+        }
+        for (i, key) in keys.enumerated() {
+            let hash = ahead[i % Self.lookahead]
+            if i + Self.lookahead < keys.count {
+                let next = Self.hash(keys[i + Self.lookahead], seed: seed)
+                uniqued.prefetch(hash: next)
+                ahead[i % Self.lookahead] = next
+            }
+            references[first + i] = try stringObject(key, hash: hash)
+        }
+    }
+
+    /// The object of a scalar with a short encoding.
+    @inline(__always)
+    private mutating func shortScalarObject(_ encoding: ShortEncoding) throws(PlistError) -> UInt32 {
         let start = scalarBytes.count
-        scalarBytes.append(low, high, count: 1 + width)
+        scalarBytes.append(encoding.low, encoding.high, count: encoding.length)
         return try uniquedObject(
-            encodedFrom: start, listingRepeats: listingRepeats,
-            fastHash: { seed in
-                Int(truncatingIfNeeded: SeededByteHash.finalized(SeededByteHash.mix(SeededByteHash.mix(seed ^ low) ^ high)))
-            })
+            encodedFrom: start, listingRepeats: encoding.listsRepeats, fastHash: { seed, _ in encoding.hash(seed: seed) })
     }
 
     /// The object of a string or data value, or of an integer too large for a short encoding:
@@ -212,7 +275,7 @@ struct BinaryPlainEncoder: ~Copyable {
     private mutating func encodedScalarObject(_ value: PlistValue) throws(PlistError) -> UInt32 {
         let start = scalarBytes.count
         scalarBytes.appendBinaryScalar(value, note: nil, int128HighWord: { 0 })
-        return try uniquedObject(encodedFrom: start)
+        return try uniquedObject(encodedFrom: start) { seed, encoding in Self.hash(encoding, seed: seed, sipHash: false) }
     }
 
     /// The object of a string, looked up first by the string's representation: a dictionary key
@@ -222,7 +285,7 @@ struct BinaryPlainEncoder: ~Copyable {
     /// encoding, a hash and a probe. A miss goes to the uniquing table, which decides exactly; the
     /// cache only remembers its answers.
     @inline(__always)
-    private mutating func stringObject(_ string: String) throws(PlistError) -> UInt32 {
+    private mutating func stringObject(_ string: String, hash knownHash: Int? = nil) throws(PlistError) -> UInt32 {
         let representation = StringRepresentation(string)
         let slot = Int(truncatingIfNeeded: SeededByteHash.mix(representation.low ^ (representation.high &* 0x9E37_79B9_7F4A_7C15)) >> 55)
         if recentStrings[slot].representation == representation && recentStrings[slot].isFilled {
@@ -230,7 +293,14 @@ struct BinaryPlainEncoder: ~Copyable {
         }
         let start = scalarBytes.count
         scalarBytes.appendBinaryString(string, note: nil)
-        let object = try uniquedObject(encodedFrom: start)
+        let utf8Count = string.utf8.count
+        let object = try uniquedObject(encodedFrom: start) { seed, encoding in
+            // ASCII text is its own UTF-8, the end of its encoding: hashed there, in the buffer
+            // just written, rather than read from the string again.
+            if let knownHash { return knownHash }
+            guard encoding[0] >> 4 == 0x5 else { return Self.hash(string, seed: seed) }
+            return Self.hash(UnsafeRawBufferPointer(rebasing: encoding[(encoding.count - utf8Count)...]), seed: seed, sipHash: false)
+        }
         recentStrings[slot] = RecentString(representation: representation, object: object, isFilled: true)
         return object
     }
@@ -240,13 +310,13 @@ struct BinaryPlainEncoder: ~Copyable {
     /// UIDs (`listingRepeats`), which CoreFoundation appends as objects of their own at every
     /// occurrence, while every reference names the first.
     ///
-    /// `fastHash` hashes the encoding under the table's seed; the default reads its bytes. Every
+    /// `fastHash` hashes the encoding (given with the table's seed). Every
     /// kind of scalar is always hashed the same way, and two scalars of different kinds never
     /// encode alike, so equal encodings always have equal hashes. Under the `Hasher` hash every
     /// encoding is read from its bytes.
     @inline(__always)
     private mutating func uniquedObject(
-        encodedFrom start: Int, listingRepeats: Bool = false, fastHash: ((UInt64) -> Int)? = nil
+        encodedFrom start: Int, listingRepeats: Bool = false, fastHash: (UInt64, UnsafeRawBufferPointer) -> Int
     ) throws(PlistError) -> UInt32 {
         let length = scalarBytes.count - start
         let lookup = scalarBytes.withUnsafeBufferPointer { buffer in
@@ -255,8 +325,7 @@ struct BinaryPlainEncoder: ~Copyable {
             let encoding = UnsafeRawBufferPointer(start: base + start, count: length)
             return uniqued.lookup(
                 hash: { [seed = uniqued.seed] sipHash in
-                    if !sipHash, let fastHash { return fastHash(seed) }
-                    return Self.hash(encoding, seed: seed, sipHash: sipHash)
+                    sipHash ? Self.hash(encoding, seed: seed, sipHash: true) : fastHash(seed, encoding)
                 },
                 matches: { slot in
                     let held = objects[slot]

@@ -1,3 +1,4 @@
+import CTroveFastPaths
 import Foundation
 
 /// The binary writer's index of scalar slots by exact value, so that equal strings, numbers,
@@ -113,6 +114,17 @@ struct ScalarUniquingTable: ~Copyable {
             }
             bucket = (bucket &+ 1) & mask
         }
+    }
+
+    /// Whether the buckets are too many to stay in the processor's nearer caches (256 KB and
+    /// more), so that touching a probe's bucket ahead of time pays.
+    var isLarge: Bool { bucketCount >= 1 << 15 }
+
+    /// Starts loading the bucket where a lookup of a scalar with fast hash `hash` will begin.
+    @inline(__always)
+    func prefetch(hash: Int) {
+        guard !usesSipHash else { return }
+        trove_prefetch(buckets + (hash & (bucketCount &- 1)))
     }
 
     /// Records `slot` (below `UInt32.max`) where ``lookup(_:scalarAt:)`` said it goes; nothing
