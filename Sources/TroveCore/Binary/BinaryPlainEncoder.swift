@@ -101,6 +101,8 @@ struct BinaryPlainEncoder: ~Copyable {
         var firstReference: Int
         /// Containers above this one.
         var depth: Int
+        /// Whether the children's uniquing buckets are touched ahead of time.
+        var prefetching = false
     }
 
     /// How many keys ahead ``numberKeysLookingAhead(_:referencesAt:)`` touches the uniquing
@@ -123,6 +125,9 @@ struct BinaryPlainEncoder: ~Copyable {
                 continue
             }
             frame.next = i + 1
+            if frame.prefetching && i + Self.lookahead < frame.children.count {
+                prefetchUniquing(of: frame.children[i + Self.lookahead])
+            }
             let (object, children) = try visit(frame.children[i], depth: frame.depth + 1)
             references[frame.firstReference + i] = object
             if let children {
@@ -145,7 +150,7 @@ struct BinaryPlainEncoder: ~Copyable {
             containerMarkerBytes += Self.markerSize(count: count)
             guard count > 0 else { return (object, nil) }
             references.push(repeating: 0, count: count)
-            return (object, Frame(children: elements, firstReference: first, depth: depth))
+            return (object, Frame(children: elements, firstReference: first, depth: depth, prefetching: count >= 64 && uniqued.isLarge))
         case .dictionary(let entries):
             let count = entries.count
             let first = references.count
@@ -154,40 +159,18 @@ struct BinaryPlainEncoder: ~Copyable {
             containerMarkerBytes += Self.markerSize(count: count)
             guard count > 0 else { return (object, nil) }
             references.push(repeating: 0, count: 2 * count)
-            if count > Self.lookahead && uniqued.isLarge {
+            if count >= 64 && uniqued.isLarge {
                 try numberKeysLookingAhead(entries.keys, referencesAt: first)
             } else {
                 for (i, key) in entries.keys.enumerated() {
                     references[first + i] = try stringObject(key)
                 }
             }
-            return (object, Frame(children: entries.values, firstReference: first + count, depth: depth))
+            return (object, Frame(children: entries.values, firstReference: first + count, depth: depth, prefetching: count >= 64 && uniqued.isLarge))
         case .string(let string):
             return (try stringObject(string), nil)
-        case .integer(let integer):
-            let magnitude = integer.magnitude
-            if integer.isNegative { return (try shortScalarObject(ShortEncoding(0x13, integer.bitPattern, width: 8)), nil) }
-            if magnitude <= 0xFF { return (try shortScalarObject(ShortEncoding(0x10, magnitude, width: 1)), nil) }
-            if magnitude <= 0xFFFF { return (try shortScalarObject(ShortEncoding(0x11, magnitude, width: 2)), nil) }
-            if magnitude <= 0xFFFF_FFFF { return (try shortScalarObject(ShortEncoding(0x12, magnitude, width: 4)), nil) }
-            if magnitude <= UInt64(Int64.max) { return (try shortScalarObject(ShortEncoding(0x13, magnitude, width: 8)), nil) }
-            return (try encodedScalarObject(value), nil)
-        case .real(let real):
-            if real.width == .single {
-                return (try shortScalarObject(ShortEncoding(0x22, UInt64(Float(real.value).bitPattern), width: 4)), nil)
-            }
-            return (try shortScalarObject(ShortEncoding(0x23, real.value.bitPattern, width: 8)), nil)
-        case .date(let date):
-            return (try shortScalarObject(ShortEncoding(0x33, date.secondsSinceReferenceDate.bitPattern, width: 8)), nil)
-        case .bool(let bool):
-            return (try shortScalarObject(ShortEncoding(bool ? 0x09 : 0x08, 0, width: 0, listsRepeats: true)), nil)
-        case .uid(let uid):
-            // A UID's marker holds its width less one, not the power of two an integer's holds.
-            let width = uid <= 0xFF ? 1 : uid <= 0xFFFF ? 2 : uid <= 0xFFFF_FFFF ? 4 : 8
-            return (try shortScalarObject(ShortEncoding(0x80 | UInt8(width - 1), uid, width: width, listsRepeats: true)), nil)
-        case .null:
-            return (try shortScalarObject(ShortEncoding(0x00, 0, width: 0)), nil)
-        case .data:
+        default:
+            if let encoding = ShortEncoding(value) { return (try shortScalarObject(encoding), nil) }
             return (try encodedScalarObject(value), nil)
         }
     }
@@ -213,6 +196,47 @@ struct BinaryPlainEncoder: ~Copyable {
             self.listsRepeats = listsRepeats
         }
 
+        /// The short encoding of `value`, or nil for strings, data, containers and integers
+        /// above `Int64.max`.
+        @inline(__always)
+        init?(_ value: PlistValue) {
+            switch value {
+            case .integer(let integer):
+                let magnitude = integer.magnitude
+                if integer.isNegative {
+                    self.init(0x13, integer.bitPattern, width: 8)
+                } else if magnitude <= 0xFF {
+                    self.init(0x10, magnitude, width: 1)
+                } else if magnitude <= 0xFFFF {
+                    self.init(0x11, magnitude, width: 2)
+                } else if magnitude <= 0xFFFF_FFFF {
+                    self.init(0x12, magnitude, width: 4)
+                } else if magnitude <= UInt64(Int64.max) {
+                    self.init(0x13, magnitude, width: 8)
+                } else {
+                    return nil
+                }
+            case .real(let real):
+                if real.width == .single {
+                    self.init(0x22, UInt64(Float(real.value).bitPattern), width: 4)
+                } else {
+                    self.init(0x23, real.value.bitPattern, width: 8)
+                }
+            case .date(let date):
+                self.init(0x33, date.secondsSinceReferenceDate.bitPattern, width: 8)
+            case .bool(let bool):
+                self.init(bool ? 0x09 : 0x08, 0, width: 0, listsRepeats: true)
+            case .uid(let uid):
+                // A UID's marker holds its width less one, not the power of two an integer's holds.
+                let width = uid <= 0xFF ? 1 : uid <= 0xFFFF ? 2 : uid <= 0xFFFF_FFFF ? 4 : 8
+                self.init(0x80 | UInt8(width - 1), uid, width: width, listsRepeats: true)
+            case .null:
+                self.init(0x00, 0, width: 0)
+            case .string, .data, .array, .dictionary:
+                return nil
+            }
+        }
+
         @inline(__always)
         func hash(seed: UInt64) -> Int {
             Int(truncatingIfNeeded: SeededByteHash.finalized(SeededByteHash.mix(SeededByteHash.mix(seed ^ low) ^ high)))
@@ -232,15 +256,14 @@ struct BinaryPlainEncoder: ~Copyable {
         return native.utf8.withContiguousStorageIfAvailable { Self.hash(UnsafeRawBufferPointer($0), seed: seed, sipHash: false) } ?? 0
     }
 
-    /// Numbers the keys of a large dictionary while the uniquing table is too large for the
-    /// nearer caches. Each distinct key's probe was a cache miss that the processor could not
+    /// Numbers the keys of a dictionary of 64 keys or more while the uniquing table is too large
+    /// for the nearer caches (the keys of small records mostly repeat, and the recent-strings
+    /// cache answers them without a probe). Each distinct key's probe was a cache miss that the processor could not
     /// overlap with the work in between (a third of writing a 200,000-key dictionary), so each
     /// key's hash is computed `lookahead` keys early and its bucket touched then; the key uses
     /// the hash when its turn comes.
     ///
-    /// Values are not looked ahead at: in a large array of numbers, whose probes are a few dozen
-    /// instructions apart, the processor overlaps the misses itself, and the look-ahead cost more
-    /// than it saved.
+    /// The values' numbers are looked ahead at by ``number(_:)`` (see ``prefetchUniquing(of:)``).
     private mutating func numberKeysLookingAhead(_ keys: [String], referencesAt first: Int) throws(PlistError) {
         let seed = uniqued.seed
         // Hashes of the keys `i ..< i + lookahead`, key `k` at `k % lookahead`.
@@ -257,6 +280,17 @@ struct BinaryPlainEncoder: ~Copyable {
                 ahead[i % Self.lookahead] = next
             }
             references[first + i] = try stringObject(key, hash: hash)
+        }
+    }
+
+    /// Touches the uniquing bucket of a number or date a few children ahead in a large container
+    /// while the table is past the nearer caches: its probe is a cache miss as soon as most of
+    /// them are distinct, as in long series of measurements. Booleans and null are few and their
+    /// buckets stay cached; strings would be hashed twice, which cost more than the touch saved.
+    @inline(__always)
+    private func prefetchUniquing(of value: PlistValue) {
+        if let encoding = ShortEncoding(value), encoding.length > 1 {
+            uniqued.prefetch(hash: encoding.hash(seed: uniqued.seed))
         }
     }
 
