@@ -262,11 +262,7 @@ struct BinaryWriterTests {
         }
         documents.append(.string("top-level scalar"))
         documents.append(.array((0..<70_000).map { .integer(PlistInteger(Int64($0 % 40_000))) }))
-        for document in documents {
-            let plain = try BinaryPlistWriter().write(document)
-            let planned = try BinaryPlistWriter().encodeThroughPlanner(document, layout: nil).array
-            #expect(plain == planned)
-        }
+        for document in documents { try expectPlainEncoderMatchesPlanner(document) }
     }
 
     @Test("the plain encoder uniques by exact value where encodings come close: it writes what the planner writes")
@@ -295,13 +291,7 @@ struct BinaryWriterTests {
             .dictionary(PlistDictionary(scalars.enumerated().map { ("k\($0.offset % 9)-\($0.offset)", $0.element) })),
             .array(scalars.map { .array([$0, $0]) } + Array(repeating: .array([]), count: 16)),
         ]
-        for document in documents {
-            let plain = try BinaryPlistWriter().write(document)
-            let planned = try BinaryPlistWriter().encodeThroughPlanner(document, layout: nil).array
-            let same = plain == planned
-            #expect(same, "the plain encoder wrote \(plain.count) bytes, the planner \(planned.count)")
-            #expect(try readBinary(plain).value == document)
-        }
+        for document in documents { try expectPlainEncoderMatchesPlanner(document) }
     }
 
     @Test("keys of a large dictionary, hashed ahead while the uniquing table is large, unique with the strings met before")
@@ -327,10 +317,16 @@ struct BinaryWriterTests {
             .dictionary(PlistDictionary(entries)),
             .dictionary(PlistDictionary(entries.reversed())),
         ])
+        try expectPlainEncoderMatchesPlanner(document)
+    }
+
+    /// Expects the plain encoder to write `document` byte for byte as the planner does without
+    /// notes, and the result to read back as `document`. The bytes are compared outside
+    /// `#expect`, whose report of two unequal arrays of half a megabyte would diff them element
+    /// by element for minutes.
+    private func expectPlainEncoderMatchesPlanner(_ document: PlistValue) throws {
         let plain = try BinaryPlistWriter().write(document)
         let planned = try BinaryPlistWriter().encodeThroughPlanner(document, layout: nil).array
-        // Compared outside #expect, whose report of two unequal arrays of half a megabyte
-        // would diff them element by element for minutes.
         let same = plain == planned
         #expect(same, "the plain encoder wrote \(plain.count) bytes, the planner \(planned.count)")
         #expect(try readBinary(plain).value == document)

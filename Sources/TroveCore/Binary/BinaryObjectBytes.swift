@@ -160,12 +160,8 @@ extension ByteBuffer {
             append(type << 4 | UInt8(count))
             return
         }
-        let width = count <= 0xFF ? 1 : count <= 0xFFFF ? 2 : count <= 0xFFFF_FFFF ? 4 : 8
-        // The marker, the integer's marker and the count's bytes from the most significant one,
-        // as they lie in memory, read as two little-endian words.
-        let count = UInt64(count).byteSwapped >> UInt64(64 - 8 * width)
-        let low = UInt64(type << 4 | 0x0F) | UInt64(0x10 | width.trailingZeroBitCount) << 8 | count << 16
-        append(low, width == 8 ? count >> 48 : 0, count: 2 + width)
+        let marker = BinaryExtendedMarker(type: type, count: count)
+        append(marker.low, marker.high, count: marker.length)
     }
 
     /// The offset table and the 32-byte trailer after the last object; the object area ends at
@@ -203,6 +199,25 @@ extension ByteBuffer {
         appendBigEndian(UInt64(objectCount), width: 8)
         appendBigEndian(UInt64(topObject), width: 8)
         appendBigEndian(UInt64(tableOffset), width: 8)
+    }
+}
+
+/// The marker of an object whose count is 15 or more, as CoreFoundation writes it: the type
+/// nibble with 0xF, then the smallest integer object holding the count, as the two little-endian
+/// words of memory its 3 to 10 bytes occupy.
+struct BinaryExtendedMarker {
+    var low: UInt64
+    var high: UInt64
+    var length: Int
+
+    @inline(__always)
+    init(type: UInt8, count: Int) {
+        let width = count <= 0xFF ? 1 : count <= 0xFFFF ? 2 : count <= 0xFFFF_FFFF ? 4 : 8
+        // The count's bytes from the most significant one, after the two marker bytes.
+        let bytes = UInt64(count).byteSwapped >> UInt64(64 - 8 * width)
+        low = UInt64(type << 4 | 0x0F) | UInt64(0x10 | width.trailingZeroBitCount) << 8 | bytes << 16
+        high = width == 8 ? bytes >> 48 : 0
+        length = 2 + width
     }
 }
 

@@ -491,7 +491,8 @@ struct BinaryPlainEncoder: ~Copyable {
     ///
     /// A scalar lands at its place in `scalars` moved by the container bytes written before it;
     /// the scalars between two containers are copied together when the next container (or the
-    /// end) is reached. Every store is of the exact width, so nothing written is overwritten.
+    /// end) is reached. Every store is of the exact width, or spills only onto bytes written
+    /// after it, so nothing written is overwritten.
     private static func writeObjects(
         _ objects: UnsafeBufferPointer<Object>, references: UnsafeBufferPointer<UInt32>,
         scalars: UnsafeBufferPointer<UInt8>, refSize: Int, offsetSize: Int,
@@ -518,16 +519,17 @@ struct BinaryPlainEncoder: ~Copyable {
                 var p = start
                 let isArray = object.kind == Object.array
                 let entries = isArray ? object.count : object.count / 2
-                let type: UInt8 = isArray ? 0xA0 : 0xD0
+                let type: UInt8 = isArray ? 0xA : 0xD
                 if entries < 15 {
-                    p.storeBytes(of: type | UInt8(entries), as: UInt8.self)
+                    p.storeBytes(of: type << 4 | UInt8(entries), as: UInt8.self)
                     p += 1
                 } else {
-                    let power = entries <= 0xFF ? 0 : entries <= 0xFFFF ? 1 : entries <= 0xFFFF_FFFF ? 2 : 3
-                    p.storeBytes(of: type | 0x0F, as: UInt8.self)
-                    (p + 1).storeBytes(of: 0x10 | UInt8(power), as: UInt8.self)
-                    (p + 2).storeBigEndian(UInt64(entries), width: 1 << power)
-                    p += 2 + 1 << power
+                    // Sixteen bytes stored for at most ten: the rest lies where the container's
+                    // fifteen or more references are written next.
+                    let marker = BinaryExtendedMarker(type: type, count: entries)
+                    p.storeBytes(of: marker.low.littleEndian, as: UInt64.self)
+                    p.storeBytes(of: marker.high.littleEndian, toByteOffset: 8, as: UInt64.self)
+                    p += marker.length
                 }
                 for reference in references[object.first..<object.first + object.count] {
                     p.storeBigEndian(UInt64(reference), width: refSize)
