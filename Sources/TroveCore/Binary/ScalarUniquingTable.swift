@@ -6,8 +6,9 @@ import Foundation
 ///
 /// The table stores only slot numbers and the low 32 bits of each slot's hash: a scalar is
 /// hashed once, resizing reuses the stored hashes, and candidates are compared against the
-/// caller's own storage (the planner's slots, the plain encoder's list of scalars), which
-/// `scalarAt` reads. Scalars are hashed with ``SeededByteHash``, several times cheaper than the
+/// caller's own storage: the planner's slots, which `scalarAt` reads, or, through
+/// ``lookup(hash:matches:sipHashOfSlot:)``, the plain encoder's encoded scalars, whose slots are
+/// object numbers. Scalars are hashed with ``SeededByteHash``, several times cheaper than the
 /// standard library's SipHash `Hasher`; the probes are budgeted (eight per lookup plus a
 /// constant), and a table whose hash is being defeated by crafted input rehashes every entry with
 /// `Hasher` and goes on with that, so no input makes uniquing quadratic.
@@ -18,8 +19,8 @@ import Foundation
 ///
 /// Invariants: `bucketCount` is a power of two and at least twice `count`, so linear probing
 /// always meets an empty bucket (slot `UInt32.max`); a bucket holds a slot index into the
-/// storage `scalarAt` reads next to the low bits of that slot's hash under the current hash
-/// function, eight bytes in all, so a probe touches one cache line.
+/// caller's storage next to the low bits of that slot's hash under the current hash function,
+/// eight bytes in all, so a probe touches one cache line.
 struct ScalarUniquingTable: ~Copyable {
     private struct Bucket {
         var slot: UInt32
