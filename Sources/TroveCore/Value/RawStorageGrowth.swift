@@ -1,6 +1,6 @@
-/// Growing the raw storage of the non-copyable containers (``MovingStack``, ``ByteBuffer``, the
-/// binary reader's key classes), which keep their elements behind a pointer so that the hot
-/// loops pay no uniqueness or bounds checks.
+/// Growing the raw storage of the non-copyable containers (``MovingStack``, the binary reader's
+/// key classes), which keep their elements behind a pointer so that the hot loops pay no
+/// uniqueness or bounds checks. (``ByteBuffer`` grows its `malloc` block itself.)
 extension UnsafeMutablePointer {
     /// Moves the first `count` elements into a new allocation of at least `wanted` elements,
     /// doubling `capacity` until it fits, frees this allocation, and returns the new one with
