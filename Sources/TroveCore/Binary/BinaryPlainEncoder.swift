@@ -248,12 +248,12 @@ struct BinaryPlainEncoder: ~Copyable {
     /// long encoding's, a long string's covers its first and last 64 bytes.
     @inline(__always)
     private static func hash(_ string: String, seed: UInt64) -> Int {
-        if let hash = string.utf8.withContiguousStorageIfAvailable({ Self.hash(UnsafeRawBufferPointer($0), seed: seed, sipHash: false) }) {
+        if let hash = string.utf8.withContiguousStorageIfAvailable({ Self.hash(UnsafeRawBufferPointer($0), seed: seed) }) {
             return hash
         }
         var native = string
         native.makeContiguousUTF8()
-        return native.utf8.withContiguousStorageIfAvailable { Self.hash(UnsafeRawBufferPointer($0), seed: seed, sipHash: false) } ?? 0
+        return native.utf8.withContiguousStorageIfAvailable { Self.hash(UnsafeRawBufferPointer($0), seed: seed) } ?? 0
     }
 
     /// Numbers the keys of a dictionary of 64 keys or more while the uniquing table is too large
@@ -309,7 +309,7 @@ struct BinaryPlainEncoder: ~Copyable {
     private mutating func encodedScalarObject(_ value: PlistValue) throws(PlistError) -> UInt32 {
         let start = scalarBytes.count
         scalarBytes.appendBinaryScalar(value, note: nil, int128HighWord: { 0 })
-        return try uniquedObject(encodedFrom: start) { seed, encoding in Self.hash(encoding, seed: seed, sipHash: false) }
+        return try uniquedObject(encodedFrom: start) { seed, encoding in Self.hash(encoding, seed: seed) }
     }
 
     /// The object of a string, looked up first by the string's representation: a dictionary key
@@ -333,7 +333,7 @@ struct BinaryPlainEncoder: ~Copyable {
             // just written, rather than read from the string again.
             if let knownHash { return knownHash }
             guard encoding[0] >> 4 == 0x5 else { return Self.hash(string, seed: seed) }
-            return Self.hash(UnsafeRawBufferPointer(rebasing: encoding[(encoding.count - utf8Count)...]), seed: seed, sipHash: false)
+            return Self.hash(UnsafeRawBufferPointer(rebasing: encoding[(encoding.count - utf8Count)...]), seed: seed)
         }
         recentStrings[slot] = RecentString(representation: representation, object: object, isFilled: true)
         return object
@@ -359,7 +359,7 @@ struct BinaryPlainEncoder: ~Copyable {
             let encoding = UnsafeRawBufferPointer(start: base + start, count: length)
             return uniqued.lookup(
                 hash: { [seed = uniqued.seed] sipHash in
-                    sipHash ? Self.hash(encoding, seed: seed, sipHash: true) : fastHash(seed, encoding)
+                    sipHash ? Self.sipHash(encoding) : fastHash(seed, encoding)
                 },
                 matches: { slot in
                     let held = objects[slot]
@@ -367,7 +367,7 @@ struct BinaryPlainEncoder: ~Copyable {
                 },
                 sipHashOfSlot: { slot in
                     let held = objects[slot]
-                    return Self.hash(UnsafeRawBufferPointer(start: base + held.first, count: held.count), seed: 0, sipHash: true)
+                    return Self.sipHash(UnsafeRawBufferPointer(start: base + held.first, count: held.count))
                 })
         }
         switch lookup {
@@ -406,17 +406,19 @@ struct BinaryPlainEncoder: ~Copyable {
         }
     }
 
-    /// The uniquing hash of a scalar's encoding. The fast hash reads a long encoding's first and
-    /// last 64 bytes only (its first bytes hold its length), since hashing whole multi-megabyte
-    /// objects would cost more than copying them; the `Hasher` hash, which a table defeated by
-    /// crafted input switches to, reads every byte, so encodings crafted to share their ends
-    /// cannot defeat it too.
-    private static func hash(_ encoding: UnsafeRawBufferPointer, seed: UInt64, sipHash: Bool) -> Int {
-        if sipHash {
-            var hasher = Hasher()
-            hasher.combine(bytes: encoding)
-            return hasher.finalize()
-        }
+    /// The `Hasher` hash of a scalar's encoding, which a table defeated by crafted input switches
+    /// to. It reads every byte, so encodings crafted to share their ends (see
+    /// ``hash(_:seed:)``) cannot defeat it too.
+    private static func sipHash(_ encoding: UnsafeRawBufferPointer) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: encoding)
+        return hasher.finalize()
+    }
+
+    /// The fast uniquing hash of bytes: all of them up to 128, else the first and last 64 only
+    /// (an encoding's first bytes hold its length), since hashing whole multi-megabyte objects
+    /// would cost more than copying them.
+    private static func hash(_ encoding: UnsafeRawBufferPointer, seed: UInt64) -> Int {
         let n = encoding.count
         guard n > 128 else { return Int(truncatingIfNeeded: SeededByteHash.hash(encoding, seed: seed).hash) }
         let head = SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: encoding[..<64]), seed: seed).hash
@@ -451,10 +453,10 @@ struct BinaryPlainEncoder: ~Copyable {
     // MARK: - Writing
 
     /// The bytes of a container's marker: the type nibble with the count inline below 15, else
-    /// nibble 0xF and an integer object holding the count.
+    /// an extended marker.
     @inline(__always)
     private static func markerSize(count: Int) -> Int {
-        count < 15 ? 1 : 2 + (count <= 0xFF ? 1 : count <= 0xFFFF ? 2 : count <= 0xFFFF_FFFF ? 4 : 8)
+        count < 15 ? 1 : BinaryExtendedMarker(type: 0, count: count).length
     }
 
     /// Writes the objects, each at the offset the table gives it, then the offset table and the
