@@ -134,6 +134,55 @@ struct PlistDictionaryTests {
         #expect(!ordinary.withUnsafeBufferPointer { PlistKeyIndex.build(uniqueKeys: $0, seed: seed) }.usesKeyedHash)
     }
 
+    @Test("a table large enough to look keys up ahead finds repeats, and switches to SipHash mid-build")
+    func largeTableLookahead() throws {
+        let seed: UInt64 = 0x1A4C_EAD5
+        let count = 20_000
+        let mask = UInt64(PlistKeyIndex.bucketCount(for: count) - 1)
+        // Keys whose buckets fall in the first 64 form one cluster, which spends the probe budget
+        // after a few dozen of them: the switch happens in the middle of the look-ahead.
+        var clustered: [String] = []
+        var candidate = 0
+        while clustered.count < 300 {
+            let key = "clustered-\(candidate)"
+            if SeededByteHash.hash(key, seed: seed).hash & mask < 64 { clustered.append(key) }
+            candidate += 1
+        }
+        let ordinary = (0..<(count - clustered.count)).map { "ordinary-\($0)" }
+        // The budget grows with every key placed, so the cluster must come early to spend it.
+        let switching = Array(ordinary[..<500]) + clustered + ordinary[500...]
+        for keys in [clustered + ordinary, switching] {
+            guard case .success(let checked) = keys.withUnsafeBufferPointer({ PlistKeyIndex.build(checking: $0, seed: seed) })
+            else {
+                Issue.record("distinct keys reported as repeated")
+                return
+            }
+            let hashes = keys.map { SeededByteHash.hash($0, seed: seed).hash }
+            let unique = keys.withUnsafeBufferPointer { keys in
+                hashes.withUnsafeBufferPointer { PlistKeyIndex.build(uniqueKeys: keys, knownHashes: $0, seed: seed) }
+            }
+            #expect(checked.usesKeyedHash && unique.usesKeyedHash)
+            #expect(checked.count == count && unique.count == count)
+            let misplaced = keys.indices.filter { i in
+                keys.withUnsafeBufferPointer { checked.position(of: keys[i], in: $0) != i || unique.position(of: keys[i], in: $0) != i }
+            }
+            #expect(misplaced.isEmpty, "\(misplaced.count) keys not found at their positions, first \(misplaced.prefix(3))")
+        }
+        // Repeats are found at the later position: right after the first key, inside the first
+        // look-ahead window, far from it, and after the switch to SipHash.
+        for (original, repeatAt) in [(0, 1), (2, 5), (17, 12_000), (count - 1, count), (10_000, count)] {
+            var keys = switching
+            keys.insert(switching[original], at: repeatAt)
+            guard case .failure(let found) = keys.withUnsafeBufferPointer({ PlistKeyIndex.build(checking: $0, seed: seed) })
+            else {
+                Issue.record("the repeat of key \(original) at \(repeatAt) was not found")
+                continue
+            }
+            #expect(found.position == repeatAt)
+        }
+        #expect(!ordinary.withUnsafeBufferPointer { PlistKeyIndex.build(uniqueKeys: $0, seed: seed) }.usesKeyedHash)
+    }
+
     @Test("a value is three words: the dictionary leaves the enum's case room in its last word")
     func valueSize() {
         // Every array element, stack slot and decoded child is a `PlistValue`; a 25th byte makes
