@@ -455,7 +455,7 @@ struct BinaryObjectScanner: ~Copyable {
         keys.reserveCapacity(count)
         for i in 0..<count {
             let object = Int(bytes.loadBigEndian(at: refs + i * refSize, width: refSize))
-            guard case .string(let key) = objects.value(object) else { return }
+            guard objects.state(object) == .cached, case .string(let key) = objects.value(object) else { return }
             keys.append(key)
         }
         var lastOccurrence: [String: Int] = [:]
