@@ -27,6 +27,59 @@ struct FastPathTests {
         #expect(!PlistKeyOrder.precedes("\u{FFFD}", "𝄞"))
     }
 
+    /// The definition the fast UTF-8 check must keep: what the standard library decodes without
+    /// a replacement character.
+    private static func decodesCleanly(_ bytes: [UInt8]) -> Bool {
+        Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes
+    }
+
+    @Test("the word-at-a-time UTF-8 check accepts exactly what the standard library decodes cleanly")
+    func utf8ValidationMatchesStandardLibrary() {
+        var mismatches: [[UInt8]] = []
+        func check(_ bytes: [UInt8]) {
+            let fast = bytes.withUnsafeBytes { UnicodeTranscoder.isValidUTF8($0) }
+            if fast != Self.decodesCleanly(bytes) && mismatches.count < 5 { mismatches.append(bytes) }
+        }
+        // Every lead byte with every second byte, completed by continuation bytes at both edges of
+        // their range and by non-continuations.
+        let thirds: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF]
+        for lead in 0x80...0xFF {
+            for second in 0...0xFF {
+                check([UInt8(lead), UInt8(second)])
+                for third in thirds {
+                    check([UInt8(lead), UInt8(second), third])
+                    check([UInt8(lead), UInt8(second), third, 0x80])
+                }
+            }
+        }
+        // After ASCII runs that end at each offset of a word, so the word loop hands over to the
+        // scalar check (and back) at every point.
+        for padding in 0...17 {
+            for tail: [UInt8] in [[0xC3, 0xA9], [0xC3], [0xE0, 0x80, 0x80], [0xF0, 0x9F, 0x98, 0x80], [0xFF]] {
+                let bytes = [UInt8](repeating: 0x61, count: padding) + tail
+                check(bytes)
+                check(bytes + [UInt8](repeating: 0x62, count: 9))
+            }
+        }
+        // Random mixtures of ASCII, valid scalars of every length and stray bytes.
+        var random = SplitMix(seed: 0x07F8_0001)
+        let scalars: [String] = ["é", "ÿ", "中", "\u{FFFD}", "\u{E000}", "😀", "\u{10FFFF}", "\u{800}", "\u{10000}"]
+        for _ in 0..<20_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...12, using: &random) {
+                switch Int.random(in: 0...9, using: &random) {
+                case 0...5: bytes += [UInt8](repeating: UInt8.random(in: 0x20...0x7E, using: &random), count: Int.random(in: 1...9, using: &random))
+                case 6...8: bytes += Array(scalars.randomElement(using: &random)!.utf8)
+                default: bytes.append(UInt8.random(in: 0x80...0xFF, using: &random))
+                }
+            }
+            check(bytes)
+            // A truncated copy ends inside a scalar whenever the last one is long.
+            if !bytes.isEmpty { check(Array(bytes.dropLast())) }
+        }
+        #expect(mismatches.isEmpty, "first disagreements: \(mismatches)")
+    }
+
     @Test("the ASCII test finds a high bit at every position of runs of every length up to 40")
     func asciiScanAtEveryPosition() {
         for length in 0...40 {
