@@ -252,3 +252,31 @@ struct JSONReaderRobustnessTests {
         #expect(outcome.rejected > 0)
     }
 }
+
+@Suite("JSON reader: repeated keys")
+struct JSONReaderRepeatedKeyTests {
+    /// The entries a dictionary of `count` keys reads as when `k1` and the last key come again with
+    /// new values: every key once, in first-occurrence order, with its last value.
+    static func expectation(count: Int) -> (keys: [String], values: [PlistValue]) {
+        let keys = (0..<count).map { "k\($0)" }
+        var values = (0..<count).map { PlistValue.integer(PlistInteger($0)) }
+        values[1] = "again"
+        values[count - 1] = "last"
+        return (keys, values)
+    }
+
+    @Test("a repeated key keeps its first position and its last value, in dictionaries of every size", arguments: [3, 10, 40])
+    func repeatedKeys(count: Int) throws {
+        let entries = (0..<count).map { #""k\#($0)":\#($0)"# } + [#""k1":"again""#, #""k\#(count - 1)":"last""#]
+        let object = "{" + entries.joined(separator: ",") + "}"
+        let (keys, values) = Self.expectation(count: count)
+        for text in [object, #"{"outer":[\#(object)]}"#] {
+            var value = try readJSON(text)
+            if let outer = value.dictionaryValue?["outer"]?.arrayValue?.first { value = outer }
+            let dictionary = try #require(value.dictionaryValue)
+            #expect(dictionary.keys == keys)
+            #expect(dictionary.values == values)
+            #expect(dictionary["k1"] == "again" && dictionary["k\(count - 1)"] == "last")
+        }
+    }
+}

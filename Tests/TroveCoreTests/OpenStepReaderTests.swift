@@ -314,3 +314,24 @@ struct OpenStepReaderRobustnessTests {
         #expect(outcome.rejected > 0)
     }
 }
+
+@Suite("OpenStep reader: repeated keys")
+struct OpenStepReaderRepeatedKeyTests {
+    @Test("a repeated key keeps its first position and its last value, braced or in a strings body", arguments: [3, 10, 40])
+    func repeatedKeys(count: Int) throws {
+        let entries = (0..<count).map { "k\($0) = \($0);" } + ["k1 = again;", "k\(count - 1) = last;"]
+        let keys = (0..<count).map { "k\($0)" }
+        var values = (0..<count).map { PlistValue.string("\($0)") }
+        values[1] = "again"
+        values[count - 1] = "last"
+        let body = entries.joined(separator: " ")
+        for text in ["{" + body + "}", "{outer = ({" + body + "});}", body] {
+            var value = try readOpenStep(text)
+            if let outer = value.dictionaryValue?["outer"]?.arrayValue?.first { value = outer }
+            let dictionary = try #require(value.dictionaryValue, "\(text.prefix(20))")
+            #expect(dictionary.keys == keys, "\(text.prefix(20))")
+            #expect(dictionary.values == values, "\(text.prefix(20))")
+            #expect(dictionary["k1"] == "again" && dictionary["k\(count - 1)"] == "last")
+        }
+    }
+}

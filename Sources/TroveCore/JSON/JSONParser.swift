@@ -60,8 +60,7 @@ struct JSONParser {
                 guard pos < text.count, let top = tree.top else { throw unterminated() }
                 if text[pos] == UInt8(ascii: "}"), !afterComma || allowsTrailingCommas {
                     pos += 1
-                    tree.close()
-                    step = .finished(.dictionary(top.entries))
+                    step = .finished(tree.close(top))
                     continue
                 }
                 guard text[pos] == UInt8(ascii: "\"") else {
@@ -134,7 +133,7 @@ struct JSONParser {
             }
         }
         let key = top.pendingKey ?? ""
-        top.entries[key] = value
+        top.add(value, forKey: key)
         guard pos < text.count else { throw unterminated() }
         switch text[pos] {
         case UInt8(ascii: ","):
@@ -143,8 +142,7 @@ struct JSONParser {
             return .keyOrEnd(afterComma: true)
         case UInt8(ascii: "}"):
             pos += 1
-            tree.close()
-            return .finished(.dictionary(top.entries))
+            return .finished(tree.close(top))
         default:
             throw fail(.syntax, at: pos, "expected ',' or '}' after the value for key \"\(key)\", found \(describe(at: pos))")
         }

@@ -79,7 +79,7 @@ struct OpenStepParser {
                     step = next
                 } else {
                     // The brace-less `.strings` body ends at the first non-key; CF ignores the rest.
-                    return .dictionary(top.entries)
+                    return tree.finished(top)
                 }
             }
         }
@@ -128,7 +128,7 @@ struct OpenStepParser {
             }
         }
         let key = top.pendingKey ?? ""
-        top.entries[key] = value
+        top.add(value, forKey: key)
         guard skipSpace(), text[pos] == UInt8(ascii: ";") else {
             let found = pos < text.count ? describe(at: pos) : "the end of the document"
             throw fail(
@@ -153,8 +153,7 @@ struct OpenStepParser {
                 throw fail(.syntax, at: pos, "expected a string key or '}' in the dictionary, found \(describe(at: pos))")
             }
             pos += 1
-            tree.close()
-            return .finished(.dictionary(top.entries))
+            return .finished(tree.close(top))
         }
         let key = text[pos] == UInt8(ascii: "\"") || text[pos] == UInt8(ascii: "'")
             ? try parseQuotedString() : parseUnquotedString()
@@ -166,7 +165,7 @@ struct OpenStepParser {
             // The strings-file shortcut: a key alone maps to itself.
             pos += 1
             try count(.string(key), key: key)
-            top.entries[key] = .string(key)
+            top.add(.string(key), forKey: key)
             return .dictionaryKeyOrEnd
         case UInt8(ascii: "="):
             pos += 1

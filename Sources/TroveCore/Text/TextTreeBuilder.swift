@@ -10,8 +10,11 @@ final class TextContainerFrame {
     let kind: Kind
     /// Where the container opened, for errors about its end.
     let openedAt: Int
+    /// An array's elements, or a dictionary's values in the order their keys came.
     var items: [PlistValue] = []
-    var entries = PlistDictionary()
+    /// A dictionary's keys as they came, repeats included: the dictionary is assembled once, when
+    /// it closes (see ``TextTreeBuilder/close()``), rather than hashed into a table key by key.
+    var keys: [String] = []
     /// The key whose value is being parsed, if any.
     var pendingKey: String?
 
@@ -22,8 +25,12 @@ final class TextContainerFrame {
 
     var isArray: Bool { kind == .array }
 
-    /// The finished container.
-    var value: PlistValue { kind == .array ? .array(items) : .dictionary(entries) }
+    /// Adds a dictionary entry; a repeated key keeps its first position and takes the last value
+    /// when the dictionary is assembled.
+    func add(_ value: PlistValue, forKey key: String) {
+        keys.append(key)
+        items.append(value)
+    }
 }
 
 /// The value tree the JSON and OpenStep parsers build: the containers under construction on an
@@ -40,6 +47,9 @@ struct TextTreeBuilder {
     /// The containers being read, outermost first.
     private(set) var stack: [TextContainerFrame] = []
     private var meter: LimitMeter
+    /// Builds each dictionary from its collected entries when it closes. A class reference, so
+    /// the parsers holding the builder stay copyable; it is used by this builder alone.
+    private let dictionaries = TextDictionaryAssembler()
 
     init(limits: PlistLimits) {
         self.limits = limits
@@ -59,7 +69,20 @@ struct TextTreeBuilder {
     /// Closes the innermost container and returns it, finished.
     @discardableResult
     mutating func close() -> PlistValue? {
-        stack.popLast()?.value
+        stack.popLast().map(finished)
+    }
+
+    /// Closes the innermost container, `frame`, and returns it finished.
+    mutating func close(_ frame: TextContainerFrame) -> PlistValue {
+        precondition(stack.last === frame, "only the innermost container closes")
+        stack.removeLast()
+        return finished(frame)
+    }
+
+    /// The value of `frame`'s container with the entries read so far.
+    func finished(_ frame: TextContainerFrame) -> PlistValue {
+        if frame.isArray { return .array(frame.items) }
+        return .dictionary(dictionaries.assemble(keys: frame.keys, values: frame.items))
     }
 
     /// Counts a finished value (and the key it will be stored under, if any) against the limits.
@@ -79,5 +102,15 @@ struct TextTreeBuilder {
     mutating func restart(with kind: TextContainerFrame.Kind, at position: Int) {
         meter = LimitMeter(limits: limits)
         stack = [TextContainerFrame(kind, openedAt: position)]
+    }
+}
+
+/// A ``PlistDictionaryAssembler`` behind a reference, for the copyable text parsers: its scratch
+/// table is reused for every small dictionary of a read.
+final class TextDictionaryAssembler {
+    private let assembler = PlistDictionaryAssembler()
+
+    func assemble(keys: [String], values: [PlistValue]) -> PlistDictionary {
+        assembler.assemble(keys: keys, values: values).dictionary
     }
 }

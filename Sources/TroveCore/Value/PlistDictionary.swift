@@ -112,8 +112,7 @@ public struct PlistDictionary: Sendable {
                 table = table?.copy()
             }
             // One probe sequence both finds an existing key and places a new one: the key goes
-            // in at the end and comes out again if it was there already. The text readers build
-            // every dictionary this way, a key at a time.
+            // in at the end and comes out again if it was there already.
             keys.append(key)
             if let existing = keys.withUnsafeBufferPointer({ table?.insert(keys.count - 1, of: $0) }) {
                 keys.removeLast()
