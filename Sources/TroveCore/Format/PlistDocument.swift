@@ -111,7 +111,7 @@ public enum Plist {
         case .binary: return try BinaryPlistWriter(limits: limits).writeData(value)
         case .xml: return try XMLPlistWriter(limits: limits).writeData(value)
         case .openStep: return Data(try OpenStepPlistWriter(limits: limits).write(value))
-        case .json: return Data(try JSONPlistWriter(limits: limits).write(value))
+        case .json: return try JSONPlistWriter(limits: limits).writeData(value)
         }
     }
 }

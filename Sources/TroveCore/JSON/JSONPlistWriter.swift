@@ -67,6 +67,16 @@ public struct JSONPlistWriter: Sendable {
 
     /// The JSON text of `value`, UTF-8 encoded.
     public func write(_ value: PlistValue) throws(PlistError) -> [UInt8] {
+        try encode(value).array
+    }
+
+    /// The same text as `Data` that owns the writer's buffer, so that `Plist.write` does not copy
+    /// the whole document again.
+    func writeData(_ value: PlistValue) throws(PlistError) -> Data {
+        try encode(value).data()
+    }
+
+    private func encode(_ value: PlistValue) throws(PlistError) -> ByteBuffer {
         if !value.isContainer && !options.contains(.allowsFragments) {
             throw PlistError(
                 .unsupportedValue, format: .json,
@@ -85,11 +95,11 @@ public struct JSONPlistWriter: Sendable {
 /// at the depth ceiling fits a small thread stack. The stack is a local of `write(_:)`'s loop,
 /// which lends each child to `writeNode(_:in:)` straight from it; it also gives the key path
 /// of an error.
-private struct JSONOutput {
+private struct JSONOutput: ~Copyable {
     let pretty: Bool
     let sorted: Bool
     let maxDepth: Int
-    var bytes: [UInt8] = []
+    var bytes = ByteBuffer(capacity: 4096)
     /// Counts what is written, so a shared container cannot expand without end.
     var meter = LimitMeter(limits: .default)
 
@@ -109,7 +119,7 @@ private struct JSONOutput {
             guard let position = open[top].advance() else {
                 let container = open.removeLast()
                 if pretty {
-                    bytes.append(contentsOf: (container.count == 0 ? "\n\n" : "\n").utf8)
+                    bytes.append(container.count == 0 ? "\n\n" : "\n")
                     writeIndent(top)
                 }
                 bytes.append(UInt8(ascii: container.isDictionary ? "}" : "]"))
@@ -123,7 +133,7 @@ private struct JSONOutput {
             }
             if open[top].isDictionary {
                 writeString(open[top].keys[position])
-                bytes.append(contentsOf: (pretty ? " : " : ":").utf8)
+                bytes.append(pretty ? " : " : ":")
             }
             if let opened = try writeNode(open[top].values[position], in: open) { open.append(opened) }
         }
@@ -141,16 +151,19 @@ private struct JSONOutput {
         case .string(let s):
             writeString(s)
         case .integer(let i):
-            bytes.append(contentsOf: i.description.utf8)
+            bytes.appendDecimal(i)
         case .real(let r):
             guard r.value.isFinite else { throw invalid("the real \(r.value)", in: open) }
             var text = r.width == .single ? Float(r.value).description : r.value.description
-            if text.hasSuffix(".0") { text.removeLast(2) }
-            bytes.append(contentsOf: text.utf8)
+            text.withUTF8 { utf8 in
+                // Swift's shortest spelling, without the ".0" JSONSerialization leaves off.
+                let whole = utf8.count >= 2 && utf8[utf8.count - 2] == UInt8(ascii: ".") && utf8[utf8.count - 1] == UInt8(ascii: "0")
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<(whole ? utf8.count - 2 : utf8.count)]))
+            }
         case .bool(let b):
-            bytes.append(contentsOf: (b ? "true" : "false").utf8)
+            bytes.append(b ? "true" : "false")
         case .null:
-            bytes.append(contentsOf: "null".utf8)
+            bytes.append("null")
         case .date:
             throw invalid("a date", in: open)
         case .data:
@@ -172,7 +185,7 @@ private struct JSONOutput {
     }
 
     private mutating func writeIndent(_ depth: Int) {
-        bytes.append(contentsOf: repeatElement(0x20, count: depth * 2))
+        bytes.append(repeating: 0x20, count: depth * 2)
     }
 
     /// Refuses a container nested deeper than `maxDepth`, before it is opened.
@@ -191,28 +204,37 @@ private struct JSONOutput {
     }
 
     private mutating func writeString(_ s: String) {
-        let hexDigits = Array("0123456789abcdef".utf8)
         bytes.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: "\\\\".utf8)
-            case UInt8(ascii: "/"): bytes.append(contentsOf: "\\/".utf8)
-            case 0x08: bytes.append(contentsOf: "\\b".utf8)
-            case 0x0C: bytes.append(contentsOf: "\\f".utf8)
-            case 0x0A: bytes.append(contentsOf: "\\n".utf8)
-            case 0x0D: bytes.append(contentsOf: "\\r".utf8)
-            case 0x09: bytes.append(contentsOf: "\\t".utf8)
-            case 0x00..<0x20:
-                bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
-            default:
-                bytes.append(byte)
+        var s = s
+        s.withUTF8 { utf8 in
+            // Runs that need no escape are copied whole; most strings are one run.
+            var start = 0
+            for i in utf8.indices {
+                let byte = utf8[i]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                start = i + 1
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append("\\\"")
+                case UInt8(ascii: "\\"): bytes.append("\\\\")
+                case UInt8(ascii: "/"): bytes.append("\\/")
+                case 0x08: bytes.append("\\b")
+                case 0x0C: bytes.append("\\f")
+                case 0x0A: bytes.append("\\n")
+                case 0x0D: bytes.append("\\r")
+                case 0x09: bytes.append("\\t")
+                default:
+                    bytes.append("\\u00")
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+                }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 /// The key order of `plutil -r` (`JSONSerialization`'s `.sortedKeys`).

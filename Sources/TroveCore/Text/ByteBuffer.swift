@@ -116,6 +116,24 @@ struct ByteBuffer: ~Copyable {
         count += n
     }
 
+    /// Appends `n` in decimal, with a `-` when negative: the text writers' integer spelling,
+    /// written straight in rather than through a `String`.
+    mutating func appendDecimal(_ n: PlistInteger) {
+        if n.isNegative { append(UInt8(ascii: "-")) }
+        // Digits are produced backwards into 24 bytes on the stack; UInt64.max has 20.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var rest = n.magnitude
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
     /// Appends the UTF-8 encoding of `codePoint`, a Unicode scalar value.
     mutating func appendUTF8(codePoint: UInt32) {
         var encoded: [UInt8] = []

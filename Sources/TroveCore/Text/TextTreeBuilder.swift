@@ -10,13 +10,16 @@ final class TextContainerFrame {
     let kind: Kind
     /// Where the container opened, for errors about its end.
     let openedAt: Int
+    // The parser that owns a frame is the only code that reaches it, one access at a time, so
+    // the runtime's exclusivity check on every access to a class's stored property is skipped:
+    // it cost a tenth of reading a JSON document of small records.
     /// An array's elements, or a dictionary's values in the order their keys came.
-    var items: [PlistValue] = []
+    @exclusivity(unchecked) var items: [PlistValue] = []
     /// A dictionary's keys as they came, repeats included: the dictionary is assembled once, when
     /// it closes (see ``TextTreeBuilder/close()``), rather than hashed into a table key by key.
-    var keys: [String] = []
+    @exclusivity(unchecked) var keys: [String] = []
     /// The key whose value is being parsed, if any.
-    var pendingKey: String?
+    @exclusivity(unchecked) var pendingKey: String?
 
     init(_ kind: Kind, openedAt: Int) {
         self.kind = kind

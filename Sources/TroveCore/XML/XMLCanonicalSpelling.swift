@@ -81,22 +81,6 @@ enum XMLCanonicalSpelling {
         }
     }
 
-    static func appendInteger(_ n: PlistInteger, to out: inout ByteBuffer) {
-        if n.isNegative { out.append(UInt8(ascii: "-")) }
-        // Digits are produced backwards into 24 bytes on the stack; UInt64.max has 20.
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var rest = n.magnitude
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            } while rest > 0
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
-        }
-    }
-
     /// `nan`, `+infinity`, `-infinity`, `0.0` for either zero, otherwise C's `%.17g`.
     static func appendReal(_ d: Double, to out: inout ByteBuffer) {
         if d.isNaN { return append("nan", to: &out) }
@@ -218,7 +202,7 @@ enum XMLCanonicalSpelling {
         append("<key>CF$UID</key>\n", to: &out)
         appendTabs(depth + 1, to: &out)
         append("<integer>", to: &out)
-        appendInteger(PlistInteger(uid), to: &out)
+        out.appendDecimal(PlistInteger(uid))
         append("</integer>\n", to: &out)
         appendTabs(depth, to: &out)
     }
@@ -227,7 +211,7 @@ enum XMLCanonicalSpelling {
     static func appendScalarContent(_ value: PlistValue, depth: Int, to out: inout ByteBuffer) {
         switch value {
         case .string(let s): appendEscaped(s, to: &out)
-        case .integer(let n): appendInteger(n, to: &out)
+        case .integer(let n): out.appendDecimal(n)
         case .real(let r): appendReal(r.value, to: &out)
         case .date(let d): appendDate(d, to: &out)
         case .data(let d): appendDataContent(d, depth: depth, to: &out)
@@ -240,7 +224,7 @@ enum XMLCanonicalSpelling {
 // MARK: - Deciding canonical content without spelling it
 
 extension XMLCanonicalSpelling {
-    /// Whether `content` is exactly what ``appendInteger(_:to:)`` writes for `n`; nil when the
+    /// Whether `content` is exactly what ``ByteBuffer/appendDecimal(_:)`` writes for `n`; nil when the
     /// answer needs the spelling (more than 18 digits). The canonical spelling is an optional
     /// `-` and digits without a leading zero, so any other byte, a leading zero or `-0` already
     /// decides it; otherwise the digits' value decides.
