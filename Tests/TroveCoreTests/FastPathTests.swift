@@ -276,7 +276,7 @@ struct FastPathTests {
         for n in integers {
             var contents: [[UInt8]] = []
             var canonical = ByteBuffer()
-            XMLCanonicalSpelling.appendInteger(n, to: &canonical)
+            canonical.appendDecimal(n)
             let text = canonical.array
             contents.append(text)
             contents.append([UInt8(ascii: "0")] + text)
