@@ -49,9 +49,9 @@ struct JSONParser {
                 step = try deliver(value, into: top)
             case .firstElementOrEnd:
                 skipWhitespace()
-                if pos < text.count, text[pos] == UInt8(ascii: "]"), let closed = tree.close() {
+                if pos < text.count, text[pos] == UInt8(ascii: "]"), let top = tree.top {
                     pos += 1
-                    step = .finished(closed)
+                    step = .finished(tree.close(top))
                 } else {
                     step = .value
                 }
@@ -120,14 +120,12 @@ struct JSONParser {
                 skipWhitespace()
                 if allowsTrailingCommas, pos < text.count, text[pos] == UInt8(ascii: "]") {
                     pos += 1
-                    tree.close()
-                    return .finished(.array(top.items))
+                    return .finished(tree.close(top))
                 }
                 return .value
             case UInt8(ascii: "]"):
                 pos += 1
-                tree.close()
-                return .finished(.array(top.items))
+                return .finished(tree.close(top))
             default:
                 throw fail(.syntax, at: pos, "expected ',' or ']' after an array element, found \(describe(at: pos))")
             }

@@ -65,9 +65,9 @@ struct OpenStepParser {
                 step = try deliver(value, into: top)
             case .arrayElementOrEnd:
                 guard skipSpace() else { throw unterminated() }
-                if text[pos] == UInt8(ascii: ")"), let closed = tree.close() {
+                if text[pos] == UInt8(ascii: ")"), let top = tree.top {
                     pos += 1
-                    step = .finished(closed)
+                    step = .finished(tree.close(top))
                 } else if startsValue(text[pos]) {
                     step = .value
                 } else {
@@ -121,8 +121,7 @@ struct OpenStepParser {
                 return .arrayElementOrEnd
             case UInt8(ascii: ")"):
                 pos += 1
-                tree.close()
-                return .finished(.array(top.items))
+                return .finished(tree.close(top))
             default:
                 throw fail(.syntax, at: pos, "expected ',' or ')' after an array element, found \(describe(at: pos))")
             }

@@ -16,7 +16,7 @@ final class TextContainerFrame {
     /// An array's elements, or a dictionary's values in the order their keys came.
     @exclusivity(unchecked) var items: [PlistValue] = []
     /// A dictionary's keys as they came, repeats included: the dictionary is assembled once, when
-    /// it closes (see ``TextTreeBuilder/close()``), rather than hashed into a table key by key.
+    /// it closes (see ``TextTreeBuilder/close(_:)``), rather than hashed into a table key by key.
     @exclusivity(unchecked) var keys: [String] = []
     /// The key whose value is being parsed, if any.
     @exclusivity(unchecked) var pendingKey: String?
@@ -67,12 +67,6 @@ struct TextTreeBuilder {
         if stack.count >= limits.maxDepth { return .depth }
         stack.append(TextContainerFrame(kind, openedAt: position))
         return nil
-    }
-
-    /// Closes the innermost container and returns it, finished.
-    @discardableResult
-    mutating func close() -> PlistValue? {
-        stack.popLast().map(finished)
     }
 
     /// Closes the innermost container, `frame`, and returns it finished.

@@ -96,27 +96,16 @@ final class PlistKeyIndex: @unchecked Sendable {
             // Each key's bucket is a cache miss the processor cannot overlap with the probe that
             // waits on it; hashing keys a few places ahead and touching their buckets lets those
             // misses run side by side (a 200,000-key dictionary spent 30% of its decode here).
-            position = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: lookahead) { ahead in
-                for k in 0..<min(lookahead, keys.count) {
-                    ahead[k] = index.hash(keys[k])
-                    index.prefetch(ahead[k])
+            var repeated = false
+            position = index.placeLookingAhead(keys.count, hashOf: { index.hash(keys[$0]) }) { position, h in
+                switch index.insert(position, of: keys, hash: h) {
+                case .placed: return true
+                case .repeated: repeated = true
+                case .budgetSpent: break
                 }
-                for position in keys.indices {
-                    let h = ahead[position & (lookahead - 1)]
-                    if position + lookahead < keys.count {
-                        let next = index.hash(keys[position + lookahead])
-                        ahead[position & (lookahead - 1)] = next
-                        index.prefetch(next)
-                    }
-                    switch index.insertHashed(h, position: position, of: keys) {
-                    case .placed: continue
-                    case .repeated: return -position - 1
-                    case .budgetSpent: return position
-                    }
-                }
-                return keys.count
+                return false
             }
-            if position < 0 { return .failure(RepeatedKey(position: -position - 1)) }
+            if repeated { return .failure(RepeatedKey(position: position)) }
         }
         // Small tables, and the rest of a large one once crafted collisions switched it to
         // `Hasher` (the hashes looked ahead are then stale): one key at a time.
@@ -148,7 +137,15 @@ final class PlistKeyIndex: @unchecked Sendable {
             for position in 0..<count where !insertUnique(hashOf(position), position: position) { return false }
             return true
         }
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: lookahead) { ahead in
+        return placeLookingAhead(count, hashOf: hashOf) { insertUnique($1, position: $0) } == count
+    }
+
+    /// Calls `place` with each position below `count` in order and its hash, which `hashOf` gave
+    /// ``lookahead`` positions earlier, when that position's bucket was prefetched. Returns the
+    /// first position `place` refused (it returned false), or `count`.
+    @inline(__always)
+    private func placeLookingAhead(_ count: Int, hashOf: (Int) -> UInt64, _ place: (Int, UInt64) -> Bool) -> Int {
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: lookahead) { ahead in
             for k in 0..<min(lookahead, count) {
                 ahead[k] = hashOf(k)
                 prefetch(ahead[k])
@@ -160,24 +157,25 @@ final class PlistKeyIndex: @unchecked Sendable {
                     ahead[position & (lookahead - 1)] = next
                     prefetch(next)
                 }
-                if !insertUnique(h, position: position) { return false }
+                if !place(position, h) { return position }
             }
-            return true
+            return count
         }
     }
 
-    /// What ``insertHashed(_:position:of:)`` did with a key.
-    private enum HashedInsertion {
+    /// What ``insert(_:of:hash:)`` did with a key.
+    private enum Insertion {
         case placed
-        case repeated
+        /// An equal key is at this position.
+        case repeated(Int)
         /// The probe budget ran out; the table has switched to `Hasher` and the key is not in it.
         case budgetSpent
     }
 
-    /// Adds `keys[position]`, whose seeded hash is `h`, in a table that needs no growth, unless an
-    /// equal key is there already.
+    /// Adds `keys[position]`, whose hash is `h`, in a table with room for it, unless an equal key
+    /// is there already.
     @inline(__always)
-    private func insertHashed(_ h: UInt64, position: Int, of keys: UnsafeBufferPointer<String>) -> HashedInsertion {
+    private func insert(_ position: Int, of keys: UnsafeBufferPointer<String>, hash h: UInt64) -> Insertion {
         let tag = h & 0xFFFF_FFFF_0000_0000
         let mask = bucketCount &- 1
         var bucket = Int(truncatingIfNeeded: h) & mask
@@ -186,17 +184,19 @@ final class PlistKeyIndex: @unchecked Sendable {
             if entry == 0 {
                 buckets[bucket] = tag | UInt64(truncatingIfNeeded: position &+ 1)
                 count += 1
-                probeBudget &+= 8
+                if !usesKeyedHash { probeBudget &+= 8 }
                 return .placed
             }
-            if entry & 0xFFFF_FFFF_0000_0000 == tag {
+            if entry & 0xFFFF_FFFF_0000_0000 == tag && entry & 0xFFFF_FFFF != Self.removedMark {
                 let other = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) &- 1
-                if keys[other].hasSameUTF8(as: keys[position]) { return .repeated }
+                if keys[other].hasSameUTF8(as: keys[position]) { return .repeated(other) }
             }
-            probeBudget &-= 1
-            if probeBudget < 0 {
-                rehashWithKeyedHash(keys, upTo: count)
-                return .budgetSpent
+            if !usesKeyedHash {
+                probeBudget &-= 1
+                if probeBudget < 0 {
+                    rehashWithKeyedHash(keys, upTo: count)
+                    return .budgetSpent
+                }
             }
             bucket = (bucket &+ 1) & mask
         }
@@ -230,35 +230,13 @@ final class PlistKeyIndex: @unchecked Sendable {
     func insert(_ position: Int, of keys: UnsafeBufferPointer<String>) -> Int? {
         precondition(position == count && position < Self.maximumCount, "positions are added in order")
         if 2 * (count + removed + 1) > bucketCount { grow(keys, to: Self.bucketCount(for: 2 * (count + 1))) }
-        let key = keys[position]
         while true {
-            let h = hash(key)
-            let tag = h & 0xFFFF_FFFF_0000_0000
-            let mask = bucketCount &- 1
-            var bucket = Int(truncatingIfNeeded: h) & mask
-            var spent = false
-            while true {
-                let entry = buckets[bucket]
-                if entry == 0 {
-                    buckets[bucket] = tag | UInt64(truncatingIfNeeded: position &+ 1)
-                    count += 1
-                    if !usesKeyedHash { probeBudget &+= 8 }
-                    return nil
-                }
-                if entry & 0xFFFF_FFFF_0000_0000 == tag && entry & 0xFFFF_FFFF != Self.removedMark {
-                    let other = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) &- 1
-                    if keys[other].hasSameUTF8(as: key) { return other }
-                }
-                if !usesKeyedHash {
-                    probeBudget &-= 1
-                    if probeBudget < 0 {
-                        spent = true
-                        break
-                    }
-                }
-                bucket = (bucket &+ 1) & mask
+            // A spent budget has rehashed the table with `Hasher`: the key is hashed again.
+            switch insert(position, of: keys, hash: hash(keys[position])) {
+            case .placed: return nil
+            case .repeated(let other): return other
+            case .budgetSpent: continue
             }
-            if spent { rehashWithKeyedHash(keys, upTo: count) }
         }
     }
 
