@@ -24,6 +24,27 @@ struct MemoryGauge {
     func growthKiB() -> Int? {
         ResidentMemory.statusField("VmHWM").map { max(0, $0 - baselineKiB) }
     }
+
+    /// KiB the resident set stays above its level at `start()` once freed heap pages are handed
+    /// back: while the body's result is still alive, the memory the result itself holds (for a
+    /// decode, the decoded values). Call it after ``growthKiB()``, whose peak it does not disturb.
+    func retainedKiB() -> Int? {
+        ResidentMemory.releaseFreedMemory()
+        return ResidentMemory.statusField("VmRSS").map { max(0, $0 - baselineKiB) }
+    }
+}
+
+/// What one gauged run of an operation used.
+struct MemoryUse {
+    /// How far the resident set rose at its highest.
+    var peakKiB: Int
+    /// What was still resident with the result alive (see ``MemoryGauge/retainedKiB()``), when
+    /// it could be read.
+    var retainedKiB: Int?
+
+    /// The peak beyond what the result holds: the operation's transient working memory (for a
+    /// decode, the input's bookkeeping and buffers apart from the decoded values).
+    var workingKiB: Int? { retainedKiB.map { max(0, peakKiB - $0) } }
 }
 
 /// Peak memory of one engine on one operation, measured in a fresh child process
@@ -35,7 +56,7 @@ enum MemoryProbe {
 
     /// Runs the child for one engine and operation; nil when it fails.
     static func measure(executable: URL, corpus: URL, caseName: String, operation: String, engine: String,
-                        extraArguments: [String]) -> Int? {
+                        extraArguments: [String]) -> MemoryUse? {
         let process = Process()
         process.executableURL = executable
         process.arguments = [childFlag, corpus.path, caseName, operation, engine] + extraArguments
@@ -50,13 +71,14 @@ enum MemoryProbe {
         let bytes = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0, let text = String(data: bytes, encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix("peak-growth-kib=") {
-            return Int(line.dropFirst("peak-growth-kib=".count))
+        func field(_ name: String) -> Int? {
+            text.split(separator: "\n").first { $0.hasPrefix(name + "=") }.flatMap { Int($0.dropFirst(name.count + 1)) }
         }
-        return nil
+        return field("peak-growth-kib").map { MemoryUse(peakKiB: $0, retainedKiB: field("retained-kib")) }
     }
 
-    /// The child's side: prints `peak-growth-kib=N` and exits 0, or exits 1 with a message.
+    /// The child's side: prints `peak-growth-kib=N` (and `retained-kib=M` where it can be read)
+    /// and exits 0, or exits 1 with a message.
     static func runChild(corpus: URL, caseName: String, operation: String, engineName: String,
                          engines: [any PlistEngine]) -> Int32 {
         do {
@@ -74,7 +96,8 @@ enum MemoryProbe {
             if growth.elapsed < .milliseconds(250) {
                 growth = try measureOnce(body)
             }
-            print("peak-growth-kib=\(growth.kibibytes)")
+            print("peak-growth-kib=\(growth.use.peakKiB)")
+            if let retained = growth.use.retainedKiB { print("retained-kib=\(retained)") }
             return 0
         } catch {
             FileHandle.standardError.write(Data("probe failed: \(error)\n".utf8))
@@ -84,7 +107,7 @@ enum MemoryProbe {
 
     /// Runs the body once from a freshly reset high-water mark, or against the lifetime peak
     /// (an upper bound) where the mark cannot be reset.
-    private static func measureOnce(_ body: TimedBody) throws -> (kibibytes: Int, elapsed: Duration) {
+    private static func measureOnce(_ body: TimedBody) throws -> (use: MemoryUse, elapsed: Duration) {
         let gauge = MemoryGauge.start()
         let before = ResidentMemory.statusField("VmRSS") ?? ResidentMemory.lifetimePeakKiB()
         let clock = ContinuousClock()
@@ -95,9 +118,10 @@ enum MemoryProbe {
         if growth == nil, let peak = ResidentMemory.lifetimePeakKiB(), let before {
             growth = max(0, peak - before)
         }
+        let retained = gauge?.retainedKiB()
         withExtendedLifetime(produced) {}
         guard let growth else { throw EngineFailure("cannot read memory statistics") }
-        return (growth, elapsed)
+        return (MemoryUse(peakKiB: growth, retainedKiB: retained), elapsed)
     }
 }
 

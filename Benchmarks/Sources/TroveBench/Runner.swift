@@ -45,8 +45,8 @@ struct OperationResult {
     let operation: String
     let bytesPerRun: Int
     let outcomes: [String: EngineOutcome]
-    /// Peak-memory growth per engine in KiB, filled in by the memory probes.
-    var peakGrowthKiB: [String: Int] = [:]
+    /// Memory per engine, filled in by the memory probes.
+    var memory: [String: MemoryUse] = [:]
 
     /// Throughput in MB/s (10^6 bytes per second) of the operation's reference document.
     func throughput(_ engine: String) -> Double? {
@@ -75,13 +75,13 @@ struct Runner {
         benchmark.operations.map { operation in
             let (outcomes, growth) = measure(operation, scratch: scratch)
             return OperationResult(caseName: benchmark.name, operation: operation.name, bytesPerRun: operation.bytesPerRun,
-                                   outcomes: outcomes, peakGrowthKiB: growth)
+                                   outcomes: outcomes, memory: growth)
         }
     }
 
-    private func measure(_ operation: BenchmarkOperation, scratch: [String: EngineScratch]) -> ([String: EngineOutcome], [String: Int]) {
+    private func measure(_ operation: BenchmarkOperation, scratch: [String: EngineScratch]) -> ([String: EngineOutcome], [String: MemoryUse]) {
         var outcomes: [String: EngineOutcome] = [:]
-        var growth: [String: Int] = [:]
+        var growth: [String: MemoryUse] = [:]
         var bodies: [(engine: String, body: TimedBody)] = []
         for run in operation.engines {
             do {
@@ -99,11 +99,12 @@ struct Runner {
             var last = Duration.zero
             for warmup in 0..<max(plan.warmups, 1) {
                 let gauge = gaugesMemory ? MemoryGauge.start() : nil
-                switch time(body) {
-                case .success(let elapsed): last = elapsed
+                switch time(body, gauge: gauge) {
+                case .success(let (elapsed, use)):
+                    last = elapsed
+                    if let use { growth[engine] = use }
                 case .failure(let error): outcomes[engine] = .failed("\(error)")
                 }
-                if let measured = gauge?.growthKiB() { growth[engine] = measured }
                 guard outcomes[engine] == nil else { break }
                 if last >= plan.slowRun {
                     if warmup == 0 { samples[engine] = [last] }
@@ -122,8 +123,8 @@ struct Runner {
             for offset in 0..<live.count {
                 let (engine, body) = live[(round + offset) % live.count]
                 guard outcomes[engine] == nil, (samples[engine]?.count ?? 0) < (wanted[engine] ?? 0) else { continue }
-                switch time(body) {
-                case .success(let elapsed): samples[engine, default: []].append(elapsed)
+                switch time(body, gauge: nil) {
+                case .success(let (elapsed, _)): samples[engine, default: []].append(elapsed)
                 case .failure(let error): outcomes[engine] = .failed("\(error)")
                 }
             }
@@ -144,8 +145,9 @@ struct Runner {
         return min(max(affordable, plan.minimumRuns), plan.maximumRuns)
     }
 
-    /// Times one call; the result is released only after the clock has been read.
-    private func time(_ body: TimedBody) -> Result<Duration, any Error> {
+    /// Times one call; the result is released only after the clock has been read and, with a
+    /// gauge, after the peak and what the result holds have been read.
+    private func time(_ body: TimedBody, gauge: MemoryGauge?) -> Result<(Duration, MemoryUse?), any Error> {
         let start = clock.now
         let produced: Any
         do {
@@ -154,8 +156,12 @@ struct Runner {
             return .failure(error)
         }
         let elapsed = clock.now - start
+        var use: MemoryUse?
+        if let gauge, let peak = gauge.growthKiB() {
+            use = MemoryUse(peakKiB: peak, retainedKiB: gauge.retainedKiB())
+        }
         withExtendedLifetime(produced) {}
-        return .success(elapsed)
+        return .success((elapsed, use))
     }
 
     private func median(_ durations: [Duration]) -> Duration {

@@ -199,7 +199,7 @@ if options.memory == .child {
         for index in results.indices {
             progress("memory \(results[index].caseName) \(results[index].operation)")
             for engine in measuredEngines.map(\.name) where results[index].outcomes[engine]?.median != nil {
-                results[index].peakGrowthKiB[engine] = MemoryProbe.measure(
+                results[index].memory[engine] = MemoryProbe.measure(
                     executable: executable, corpus: corpus, caseName: results[index].caseName,
                     operation: results[index].operation, engine: engine,
                     extraArguments: options.includesLayout ? ["--layout"] : [])
@@ -234,6 +234,11 @@ print()
 print(report.table(results))
 print()
 print(report.summary(results))
+if let working = report.decodeWorkingMemory(results) {
+    print()
+    print("Decode working memory: the peak apart from the decoded values, over the input size N.")
+    print(working)
+}
 let failures = report.failures(results)
 if !failures.isEmpty {
     print()
@@ -247,9 +252,12 @@ switch options.memory {
 case .inline:
     print("+MiB: growth of the resident set during one warm-up run, after freed heap pages were returned and the")
     print("kernel's high-water mark reset: the working memory the operation itself needed (the tree for decode).")
+    print("values MiB: what stayed resident with the decoded value alive, once freed heap pages were returned;")
+    print("work/N: (+MiB - values) over the input's size, the figure the target 'under 4·N plus the decoded values' bounds.")
 case .child:
     print("+MiB: growth of the resident set during one run, in a fresh child process, over its level after loading")
     print("the input (and, for encode, after decoding it): the working memory the operation itself needed.")
+    print("values MiB and work/N: as in the inline mode, read in the child.")
 case .none:
     break
 }
