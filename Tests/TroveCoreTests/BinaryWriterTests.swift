@@ -294,6 +294,57 @@ struct BinaryWriterTests {
         for document in documents { try expectPlainEncoderMatchesPlanner(document) }
     }
 
+    @Test("large data objects, copied from the values into the output, are placed and uniqued as the planner places them")
+    func plainEncoderLargeData() throws {
+        // Around the size from which payloads are kept aside, with one-, two- and four-byte
+        // counts; equal payloads in separate storage and as slices; payloads sharing their length
+        // and their first and last 64 bytes (three, which one key holds as they are, and six,
+        // which it files by whole hashes), each met again later; all between small scalars and containers, so that every offset after
+        // a large payload depends on its length.
+        let limit = BinaryLargeDataTable.minimumCount
+        var g = SplitMix(seed: 0xDA7A)
+        func random(_ count: Int) -> Data { Data((0..<count).map { _ in UInt8(truncatingIfNeeded: g.next()) }) }
+        let sharedEnds = (0..<6).map { k -> Data in
+            var d = Data(repeating: 0xAB, count: limit + 200)
+            d[100 + k] = UInt8(k)
+            return d
+        }
+        let fewShared = (0..<3).map { k -> Data in
+            var d = Data(repeating: 0x5C, count: limit + 500)
+            d[limit / 2] = UInt8(k)
+            return d
+        }
+        let big = random(70_000)
+        let slice = (Data([1, 2, 3]) + big + Data([4]))[3..<(3 + big.count)]
+        var values: [PlistValue] = [.data(random(limit - 1)), .data(random(limit)), .data(random(limit + 1)), .data(big)]
+        values += [.integer(3), .data(slice), .string("between"), .data(Data(big)), .array([.data(big), .bool(true)])]
+        values += sharedEnds.map { PlistValue.data($0) } + [.uid(9)] + sharedEnds.reversed().map { PlistValue.data(Data($0)) }
+        values += fewShared.map { PlistValue.data($0) } + fewShared.reversed().map { PlistValue.data(Data($0)) }
+        values += [.dictionary(["blob": .data(sharedEnds[2]), "small": .data(Data([1, 2])), "text": .string(String(repeating: "z", count: 300))])]
+        let documents: [PlistValue] = [
+            .array(values),
+            .array(values.reversed() + values),
+            .dictionary(PlistDictionary(values.enumerated().map { ("k\($0.offset)", $0.element) })),
+            .data(big),
+            .array([.data(random(300_000)), .data(random(limit))]),
+        ]
+        for document in documents { try expectPlainEncoderMatchesPlanner(document) }
+
+        // Equal payloads are one object: the file holds each distinct large payload once.
+        let written = try BinaryPlistWriter().write(.array(values))
+        let occurrences = { (needle: Data) -> Int in
+            var count = 0
+            var from = written.startIndex
+            while let found = written[from...].firstRange(of: needle) {
+                count += 1
+                from = found.lowerBound + 1
+            }
+            return count
+        }
+        #expect(occurrences(Data(big)) == 1)
+        for payload in sharedEnds + fewShared { #expect(occurrences(payload) == 1) }
+    }
+
     @Test("keys of a large dictionary, hashed ahead while the uniquing table is large, unique with the strings met before")
     func plainEncoderKeysLookedAhead() throws {
         // Enough distinct scalars first for a table past the caches' size, then dictionaries

@@ -36,14 +36,14 @@ import Foundation
 struct BinaryPlainEncoder: ~Copyable {
     /// One object of the output, in sixteen bytes.
     private struct Object {
-        /// A container's first reference in `references`, or a scalar's first byte in
-        /// `scalarBytes`.
+        /// A container's first reference in `references`, a scalar's first byte in
+        /// `scalarBytes`, or a large data object's payload in `largeData`.
         var first: Int
         /// The kind in the low two bits; above them a container's reference count (twice its
-        /// entries for a dictionary) or the length of a scalar's encoding.
+        /// entries for a dictionary) or the length of a scalar's or large data object's encoding.
         private var packed: Int
 
-        static let scalar = 0, array = 1, dictionary = 2
+        static let scalar = 0, array = 1, dictionary = 2, largeData = 3
 
         init(kind: Int, first: Int, count: Int) {
             self.first = first
@@ -63,6 +63,9 @@ struct BinaryPlainEncoder: ~Copyable {
     private var scalarBytes = ByteBuffer(capacity: 1024)
     /// The bytes the containers' markers (type and count) take, for the exact size of the file.
     private var containerMarkerBytes = 0
+    /// Data objects of ``BinaryLargeDataTable/minimumCount`` bytes or more, which are copied from
+    /// the values straight into the output rather than through `scalarBytes`.
+    private var largeData = BinaryLargeDataTable()
     /// Object numbers of the distinct scalars, keyed by their encodings.
     private var uniqued = ScalarUniquingTable()
     /// The last string met in each of 512 slots, by representation (see ``stringObject(_:hash:)``).
@@ -169,6 +172,8 @@ struct BinaryPlainEncoder: ~Copyable {
             return (object, Frame(children: entries.values, firstReference: first + count, depth: depth, prefetching: count >= 64 && uniqued.isLarge))
         case .string(let string):
             return (try stringObject(string), nil)
+        case .data(let payload) where payload.count >= BinaryLargeDataTable.minimumCount:
+            return (try largeDataObject(payload), nil)
         default:
             if let encoding = ShortEncoding(value) { return (try shortScalarObject(encoding), nil) }
             return (try encodedScalarObject(value), nil)
@@ -310,6 +315,21 @@ struct BinaryPlainEncoder: ~Copyable {
         let start = scalarBytes.count
         scalarBytes.appendBinaryScalar(value, note: nil, int128HighWord: { 0 })
         return try uniquedObject(encodedFrom: start) { seed, encoding in Self.hash(encoding, seed: seed) }
+    }
+
+    /// The object of a large data value: listed with its payload left where it is (see
+    /// ``BinaryLargeDataTable``).
+    private mutating func largeDataObject(_ payload: Data) throws(PlistError) -> UInt32 {
+        switch largeData.lookup(payload) {
+        case .found(let object):
+            return object
+        case .absent(let insertion):
+            let object = try newObject(Object(
+                kind: Object.largeData, first: largeData.payloads.count,
+                count: BinaryLargeDataTable.encodedLength(of: payload)))
+            largeData.insert(payload, object: object, at: insertion)
+            return object
+        }
     }
 
     /// The object of a string, looked up first by the string's representation: a dictionary key
@@ -464,7 +484,7 @@ struct BinaryPlainEncoder: ~Copyable {
     private consuming func emit() -> ByteBuffer {
         let objectCount = objects.count
         let refSize = BinaryTrailer.powerOfTwoWidth(for: objectCount)
-        let tableOffset = 8 + scalarBytes.count + containerMarkerBytes + references.count * refSize
+        let tableOffset = 8 + scalarBytes.count + largeData.encodedBytes + containerMarkerBytes + references.count * refSize
         let offsetSize = BinaryTrailer.powerOfTwoWidth(for: tableOffset)
         let size = tableOffset + objectCount * offsetSize + 32
         var out = ByteBuffer(capacity: size)
@@ -477,7 +497,7 @@ struct BinaryPlainEncoder: ~Copyable {
                 references.withUnsafeBufferPointer { references in
                     scalarBytes.withUnsafeBufferPointer { scalars in
                         Self.writeObjects(
-                            objects, references: references, scalars: scalars, refSize: refSize,
+                            objects, references: references, scalars: scalars, largeData: largeData, refSize: refSize,
                             offsetSize: offsetSize, into: area, tableAt: tableOffset - 8)
                     }
                 }
@@ -491,13 +511,13 @@ struct BinaryPlainEncoder: ~Copyable {
     /// Writes every object and its offset into `area`, which starts at file offset 8 and holds
     /// the objects and, from `tableAt` on, the offset table.
     ///
-    /// A scalar lands at its place in `scalars` moved by the container bytes written before it;
-    /// the scalars between two containers are copied together when the next container (or the
-    /// end) is reached. Every store is of the exact width, or spills only onto bytes written
-    /// after it, so nothing written is overwritten.
+    /// A scalar lands at its place in `scalars` moved by the container and large data bytes
+    /// written before it (`containerBytes`); the scalars between two such objects are copied
+    /// together when the next one (or the end) is reached. Every store is of the exact width, or
+    /// spills only onto bytes written after it, so nothing written is overwritten.
     private static func writeObjects(
         _ objects: UnsafeBufferPointer<Object>, references: UnsafeBufferPointer<UInt32>,
-        scalars: UnsafeBufferPointer<UInt8>, refSize: Int, offsetSize: Int,
+        scalars: UnsafeBufferPointer<UInt8>, largeData: borrowing BinaryLargeDataTable, refSize: Int, offsetSize: Int,
         into area: UnsafeMutableRawPointer, tableAt tableStart: Int
     ) {
         var containerBytes = 0
@@ -514,6 +534,10 @@ struct BinaryPlainEncoder: ~Copyable {
             if object.kind == Object.scalar {
                 offset = 8 + object.first + containerBytes
                 scalarEnd = object.first + object.count
+            } else if object.kind == Object.largeData {
+                copyScalars(upTo: scalarEnd)
+                offset = 8 + scalarEnd + containerBytes
+                containerBytes += largeData.write(object.first, to: area + (offset - 8))
             } else {
                 copyScalars(upTo: scalarEnd)
                 offset = 8 + scalarEnd + containerBytes
