@@ -64,8 +64,9 @@ struct BinaryPlainEncoder: ~Copyable {
     /// The bytes the containers' markers (type and count) take, for the exact size of the file.
     private var containerMarkerBytes = 0
     /// Data objects of ``BinaryLargeDataTable/minimumCount`` bytes or more, which are copied from
-    /// the values straight into the output rather than through `scalarBytes`.
-    private var largeData = BinaryLargeDataTable()
+    /// the values straight into the output rather than through `scalarBytes`; nil until the first
+    /// (an empty table's setup and teardown cost a small document's write 1-2% more instructions).
+    private var largeData: BinaryLargeDataTable?
     /// Object numbers of the distinct scalars, keyed by their encodings.
     private var uniqued = ScalarUniquingTable()
     /// The last string met in each of 512 slots, by representation (see ``stringObject(_:hash:)``).
@@ -320,6 +321,8 @@ struct BinaryPlainEncoder: ~Copyable {
     /// The object of a large data value: listed with its payload left where it is (see
     /// ``BinaryLargeDataTable``).
     private mutating func largeDataObject(_ payload: Data) throws(PlistError) -> UInt32 {
+        var largeData = self.largeData.take() ?? BinaryLargeDataTable()
+        defer { self.largeData = largeData }
         switch largeData.lookup(payload) {
         case .found(let object):
             return object
@@ -484,7 +487,7 @@ struct BinaryPlainEncoder: ~Copyable {
     private consuming func emit() -> ByteBuffer {
         let objectCount = objects.count
         let refSize = BinaryTrailer.powerOfTwoWidth(for: objectCount)
-        let tableOffset = 8 + scalarBytes.count + largeData.encodedBytes + containerMarkerBytes + references.count * refSize
+        let tableOffset = 8 + scalarBytes.count + (largeData?.encodedBytes ?? 0) + containerMarkerBytes + references.count * refSize
         let offsetSize = BinaryTrailer.powerOfTwoWidth(for: tableOffset)
         let size = tableOffset + objectCount * offsetSize + 32
         var out = ByteBuffer(capacity: size)
@@ -517,7 +520,7 @@ struct BinaryPlainEncoder: ~Copyable {
     /// spills only onto bytes written after it, so nothing written is overwritten.
     private static func writeObjects(
         _ objects: UnsafeBufferPointer<Object>, references: UnsafeBufferPointer<UInt32>,
-        scalars: UnsafeBufferPointer<UInt8>, largeData: borrowing BinaryLargeDataTable, refSize: Int, offsetSize: Int,
+        scalars: UnsafeBufferPointer<UInt8>, largeData: borrowing BinaryLargeDataTable?, refSize: Int, offsetSize: Int,
         into area: UnsafeMutableRawPointer, tableAt tableStart: Int
     ) {
         var containerBytes = 0
@@ -537,7 +540,8 @@ struct BinaryPlainEncoder: ~Copyable {
             } else if object.kind == Object.largeData {
                 copyScalars(upTo: scalarEnd)
                 offset = 8 + scalarEnd + containerBytes
-                containerBytes += largeData.write(object.first, to: area + (offset - 8))
+                // Never nil: a large data object was listed through the table.
+                containerBytes += largeData!.write(object.first, to: area + (offset - 8))
             } else {
                 copyScalars(upTo: scalarEnd)
                 offset = 8 + scalarEnd + containerBytes
