@@ -102,7 +102,7 @@ struct BinaryObjectPlanner: ~Copyable {
 
     /// A copy of the notes' walk extents that the cursors read through a pointer; nil without
     /// notes. Owned here and freed in `deinit`.
-    private let walkExtents: UnsafeMutablePointer<UInt32>?
+    let walkExtents: UnsafeMutablePointer<UInt32>?
 
     init(layout: BinaryLayout?, maxDepth: Int) {
         self.layout = layout
@@ -486,72 +486,6 @@ struct BinaryObjectPlanner: ~Copyable {
         default:
             preconditionFailure("scalars are planned by planScalar")
         }
-    }
-
-    /// Where the notes of each entry of a dictionary are when its keys are no longer the noted
-    /// keys in the noted order: matched by key text, so inserting, removing or reordering keys
-    /// leaves the other entries on their own notes. Nil when the keys are still the noted ones in
-    /// order (the common, cheap case, which follows the cursors) or there are no notes.
-    /// `notedCount` is the number of entries the notes give the dictionary.
-    private func entryNotesByKey(for entries: PlistDictionary, subtree: Int?, notedCount: Int) -> DictionaryEntryNotes? {
-        guard let layout, let subtree else { return nil }
-        var cursor = NoteCursor(extents: walkExtents, container: subtree)
-        let firstKey = subtree + 1
-        let keys = entries.keys
-        if notedCount == keys.count {
-            var inOrder = true
-            for i in 0..<notedCount {
-                guard let text = layout.keyTexts[layout.walkObjects[firstKey + i]], text.hasSameUTF8(as: keys[i]) else {
-                    inOrder = false
-                    break
-                }
-            }
-            if inOrder { return nil }
-        }
-        cursor.skip(notedCount)
-        var valuePositions: [Int] = []
-        valuePositions.reserveCapacity(notedCount)
-        while let position = cursor.next() { valuePositions.append(position) }
-        // Each noted key text once, with its first position, matched by code units as keys are.
-        var notedTexts: [String] = []
-        var notedPositions: [Int] = []
-        let notedIndex = PlistKeyIndex(capacity: notedCount)
-        for i in 0..<notedCount {
-            guard let text = layout.keyTexts[layout.walkObjects[firstKey + i]] else { continue }
-            notedTexts.append(text)
-            if notedTexts.withUnsafeBufferPointer({ notedIndex.insert(notedTexts.count - 1, of: $0) }) == nil {
-                notedPositions.append(i)
-            } else {
-                notedTexts.removeLast()
-            }
-        }
-        var keyPositions: [Int?] = []
-        var matchedValues: [Int?] = []
-        keyPositions.reserveCapacity(keys.count)
-        matchedValues.reserveCapacity(keys.count)
-        for key in keys {
-            let i = notedTexts.withUnsafeBufferPointer { notedIndex.position(of: key, in: $0) }.map { notedPositions[$0] }
-            keyPositions.append(i.map { firstKey + $0 })
-            matchedValues.append(i.flatMap { $0 < valuePositions.count ? valuePositions[$0] : nil })
-        }
-        return DictionaryEntryNotes(keyPositions: keyPositions, valuePositions: matchedValues)
-    }
-
-    /// The file's entries of a dictionary whose keys repeated, when its notes say so and it still
-    /// has exactly the noted keys: every noted key in file order, each with the value it hid or,
-    /// for its last occurrence, the dictionary's value.
-    private func restoredEntries(of entries: PlistDictionary, subtree: Int?) -> [(String, PlistValue)]? {
-        guard let subtree, let layout, !layout.repeatedKeys.isEmpty,
-            let repeated = layout.repeatedKeys[UInt32(truncatingIfNeeded: subtree)]
-        else { return nil }
-        guard PlistDictionary(repeated.keys.lazy.map { ($0, PlistValue.null) }).count == entries.count else { return nil }
-        var restored: [(String, PlistValue)] = []
-        restored.reserveCapacity(repeated.keys.count)
-        for (i, key) in repeated.keys.enumerated() {
-            guard let current = entries[key] else { return nil }
-            restored.append((key, repeated.hiddenValues[i] ?? current))
-        }
-        return restored
     }
 
     /// Reserves `count` child slots, filled in as the children are planned; returns the first.
