@@ -34,7 +34,7 @@ struct BinaryLargeDataTable {
 
     fileprivate struct EndsKey: Hashable {
         var count: Int
-        var ends: UInt64
+        var ends: Int
     }
 
     /// The payloads sharing one key: most keys hold one; a key shared by more than
@@ -126,17 +126,15 @@ struct BinaryLargeDataTable {
         return marker.length + payload.count
     }
 
-    private static func endsHash(_ payload: Data) -> UInt64 {
-        payload.withUnsafeBytes { bytes in
-            let n = bytes.count
-            let head = SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: bytes[..<64]), seed: SeededByteHash.processSeed).hash
-            return SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: bytes[(n - 64)...]), seed: head).hash
-        }
+    /// The hash of a payload's length and its first and last 64 bytes: the plain encoder's fast
+    /// hash of a long encoding.
+    private static func endsHash(_ payload: Data) -> Int {
+        payload.withUnsafeBytes { ScalarUniquingTable.fastHash(encoding: $0, seed: SeededByteHash.processSeed) }
     }
 
+    /// The hash of the whole payload that a key shared by many payloads is split by: the
+    /// uniquing table's fallback hash, which crafted input cannot line up.
     private static func wholeHash(_ payload: Data) -> Int {
-        var hasher = Hasher()
-        payload.withUnsafeBytes { hasher.combine(bytes: $0) }
-        return hasher.finalize()
+        payload.withUnsafeBytes { ScalarUniquingTable.sipHash($0) }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Decides which objects a binary plist will hold, in which order, and what each references:
-/// the first of the two passes of a write that follows layout notes (``BinaryPlainEncoder``
-/// writes values without notes). Nesting is followed with an explicit stack.
+/// Decides which objects a binary plist will hold, in which order, and what each references,
+/// and encodes the scalars as it meets them: the first of the two passes of a write that follows
+/// layout notes (``BinaryPlainEncoder`` writes values without notes). Nesting is followed with an
+/// explicit stack.
 ///
 /// Without layout notes every node is new and objects come out in CoreFoundation's flatten
 /// order (depth-first pre-order; a dictionary, then all its keys, then each value's subtree),
@@ -11,15 +12,35 @@ import Foundation
 /// tries the object index its note names: it takes the index when the index is still free, or
 /// shares it when the index already holds an equal value (a shared object). Everything else is
 /// new and is appended after the noted objects, CF-style.
+///
+/// A scalar is encoded into `encoded` the moment it is planned, in its noted spelling, and its
+/// slot keeps only where the bytes lie, so the second pass copies bytes instead of encoding
+/// again. Equality is decided on those bytes:
+/// * a node that may share a noted object is encoded under the object's note and compared with
+///   the holder's bytes; under one note, equal bytes mean identical scalars;
+/// * new scalars are uniqued by canonical encoding (the bytes written without a note), as the
+///   plain encoder uniques them. A noted scalar spelled otherwise (an integer wider than
+///   minimal, ASCII text held as UTF-16, a count spelled long) also gets its canonical encoding
+///   written after its own bytes, as its uniquing key, so that it still unifies with an equal
+///   new scalar by value. Containers keep their value, to be compared whole.
+///
+/// Invariants: a `.scalar` slot's bytes `encoded[first ..< first + count]` are its canonical
+/// encoding; a `.spelledScalar(keyCount:)` slot's canonical encoding follows its own bytes; a
+/// container's children are `children[first ..< first + count]` and its value is
+/// `containerValues[value]`. Only scalar slots are in the uniquing table.
 struct BinaryObjectPlanner: ~Copyable {
     /// What a planned object holds.
     enum Content {
-        /// A string, number, date, data, bool, UID or null, in `Slot.value`.
+        /// A string, number, date, data, bool, UID or null whose bytes are its canonical encoding.
         case scalar
-        /// An array (written as a set when `isSet`), children in `children`.
-        case array(isSet: Bool)
-        /// A dictionary: its key slots, then its value slots, in `children`.
-        case dictionary
+        /// A scalar whose noted spelling is not its canonical encoding, which follows its bytes
+        /// in `encoded` (`keyCount` bytes long) as its uniquing key.
+        case spelledScalar(keyCount: Int)
+        /// An array (written as a set when `isSet`), its value at `containerValues[value]`.
+        case array(isSet: Bool, value: Int)
+        /// A dictionary: its key slots, then its value slots, in `children`; its value at
+        /// `containerValues[value]`.
+        case dictionary(value: Int)
         /// An unreferenced object encoded exactly like another slot.
         case copy(of: Int)
     }
@@ -29,12 +50,23 @@ struct BinaryObjectPlanner: ~Copyable {
         /// Sort key of the output order: the noted object index, or `noted count + n` for the
         /// n-th new object.
         var order: Int
-        var value: PlistValue
         var content: Content
         /// How the file encoded the object this slot took over, if any.
         var note: BinaryLayout.EncodingNote?
-        var childStart = 0
-        var childCount = 0
+        /// A scalar's first byte in `encoded`, or a container's first child in `children`.
+        var first = 0
+        /// A scalar's byte count, or a container's child count.
+        var count = 0
+
+        /// Where the canonical encoding of a scalar lies in `encoded`; nil for containers and
+        /// copies, which are never uniqued.
+        var uniquingKey: (first: Int, count: Int)? {
+            switch content {
+            case .scalar: (first, count)
+            case .spelledScalar(let keyCount): (first + count, keyCount)
+            default: nil
+            }
+        }
     }
 
     let layout: BinaryLayout?
@@ -46,23 +78,31 @@ struct BinaryObjectPlanner: ~Copyable {
     /// Every container's child slots: a container reserves its run when it is planned, and each
     /// child's slot is filled in as soon as it is known (a container's own slot is known before
     /// its children are planned).
-    private(set) var children: [Int] = []
+    private(set) var children = MovingStack<Int>(capacity: 256)
+    /// The bytes of every scalar slot (and the canonical keys of respelled ones), in slot order.
+    private(set) var encoded = ByteBuffer(capacity: 1024)
+    /// The value of each container slot, for deciding whether a node may share it.
+    private var containerValues: [PlistValue] = []
+    /// The bytes the output's scalar objects and copies take (a copied container's at most), so
+    /// that the encoder allocates its output once.
+    private(set) var scalarBytes = 0
+    /// The notes' walk and encodings, held apart from `layout` so that reading them per node
+    /// copies nothing; empty without notes.
+    private let walkObjects: [UInt32]
+    private let encodings: [BinaryLayout.EncodingNote]
     /// Slot holding each noted object index, or -1 while the index is free.
     private var holderOfObject: [Int]
     /// Walk position of each noted object's first visit (whose subtree describes its children).
     private var firstVisit: [Int]
     private var newObjectCount = 0
-    /// About how many bytes the scalar objects planned so far take (see
-    /// ``PlistValue/estimatedBinaryObjectSize``), so that the encoder allocates its output once.
-    private(set) var scalarBytes = 0
-    /// Exact-value index of scalar slots, filled on the first new scalar (`uniquingBuilt`) so
+    /// Scalar slots by canonical encoding, filled on the first new scalar (`uniquingBuilt`) so
     /// that an unchanged rewrite hashes nothing.
     private var uniqued = ScalarUniquingTable()
     private var uniquingBuilt = false
 
     /// A copy of the notes' walk extents that the cursors read through a pointer; nil without
     /// notes. Owned here and freed in `deinit`.
-    private let walkExtents: UnsafeMutablePointer<UInt32>?
+    let walkExtents: UnsafeMutablePointer<UInt32>?
 
     init(layout: BinaryLayout?, maxDepth: Int) {
         self.layout = layout
@@ -73,6 +113,12 @@ struct BinaryObjectPlanner: ~Copyable {
                 if let base = source.baseAddress { extents.initialize(from: base, count: source.count) }
             }
             walkExtents = extents
+            walkObjects = layout.walkObjects
+            // An unchanged rewrite references about one child per walk entry and holds about as
+            // many scalar bytes as the file's objects take: room for them is made at once.
+            children = MovingStack(capacity: Swift.max(layout.walkObjects.count, 256))
+            encoded = ByteBuffer(capacity: Swift.max(16 * layout.objectCount, 1024))
+            encodings = layout.encodings
             holderOfObject = Array(repeating: -1, count: layout.objectCount)
             var first = Array(repeating: -1, count: layout.objectCount)
             for (position, object) in layout.walkObjects.enumerated() where first[Int(object)] < 0 {
@@ -80,6 +126,8 @@ struct BinaryObjectPlanner: ~Copyable {
             }
             firstVisit = first
         } else {
+            walkObjects = []
+            encodings = []
             holderOfObject = []
             firstVisit = []
             walkExtents = nil
@@ -88,17 +136,16 @@ struct BinaryObjectPlanner: ~Copyable {
 
     deinit { walkExtents?.deallocate() }
 
-    var notedObjectCount: Int { layout?.objectCount ?? 0 }
+    var notedObjectCount: Int { encodings.count }
 
     // MARK: - Planning
 
     /// A container whose children are being planned.
     ///
     /// The children are kept as plain arrays rather than as the container's value: reading a
-    /// child out of an enum payload of a frame on the stack copied the whole payload (a retain
-    /// and release of every buffer of the dictionary and its notes) for every child.
+    /// child out of an enum payload copied the whole payload (a retain and release of every
+    /// buffer of the dictionary and its notes) for every child.
     private struct Frame {
-        var slot: Int
         /// Where this container's child slots start in `children`.
         var firstChild: Int
         /// Containers above this one.
@@ -127,94 +174,219 @@ struct BinaryObjectPlanner: ~Copyable {
     /// Plans the top value and the orphan copies the notes ask for; returns the top slot.
     ///
     /// Containers are planned with an explicit stack rather than recursion, so deep values need
-    /// no more than a small thread stack.
+    /// no more than a small thread stack. The innermost container's frame is a local and only its
+    /// suspended ancestors are on the stack, so that a scalar child is read out of the frame's
+    /// arrays in place rather than copied (a retain and release per node). A container child is
+    /// copied out, since planning it replaces the frame.
     mutating func planDocument(_ value: PlistValue) throws(PlistError) -> Int {
-        // A slot is about a hundred bytes, and growing the array a step at a time copied every
-        // slot about twice: room for the noted objects (a lossless rewrite needs about as many)
-        // or for a small document is made at once.
+        // Growing the array a step at a time copied every slot about twice: room for the noted
+        // objects (a lossless rewrite needs about as many) or for a small document is made at once.
         slots.reserveCapacity(Swift.max(notedObjectCount, 256))
         var stack: [Frame] = []
-        let top = try plan(value, notedAt: layout == nil ? nil : 0, depth: 0, stack: &stack)
-        while !stack.isEmpty {
-            let last = stack.count - 1
-            let index = stack[last].next
-            guard index < stack[last].total else {
-                stack.removeLast()
+        // An empty frame below the top container, so that planning a container always has one
+        // to suspend.
+        let noNotes = NoteCursor(extents: nil, container: nil)
+        var frame = Frame(firstChild: 0, depth: -1, isDictionary: false, total: 0, cursor: noNotes, valueCursor: noNotes)
+        let topPosition = layout == nil ? nil : 0
+        let top = value.isContainer
+            ? try planContainer(value, notedAt: topPosition, depth: 0, frame: &frame, stack: &stack)
+            : try planScalar(value, notedAt: topPosition)
+        while true {
+            let i = frame.next
+            guard i < frame.total else {
+                guard let parent = stack.popLast() else { break }
+                frame = parent
                 continue
             }
-            let (child, position) = Self.nextChild(of: &stack[last])
-            let firstChild = stack[last].firstChild
-            // `plan` may push a frame above `last`, never remove it.
-            children[firstChild + index] = try plan(child, notedAt: position, depth: stack[last].depth + 1, stack: &stack)
+            frame.next = i + 1
+            let slot: Int
+            if !frame.isDictionary {
+                let position = frame.cursor.next()
+                if frame.elements[i].isContainer {
+                    let child = frame.elements[i]
+                    let firstChild = frame.firstChild
+                    slot = try planContainer(child, notedAt: position, depth: frame.depth + 1, frame: &frame, stack: &stack)
+                    children[firstChild + i] = slot
+                    continue
+                }
+                slot = try planScalar(frame.elements[i], notedAt: position)
+            } else if i < frame.keys.count {
+                slot = try planKey(frame.keys[i], notedAt: frame.followsCursors ? frame.cursor.next() : frame.entryNotes.key(i))
+            } else {
+                let j = i - frame.keys.count
+                let position = frame.followsCursors ? frame.valueCursor.next() : frame.entryNotes.value(j)
+                if frame.values[j].isContainer {
+                    let child = frame.values[j]
+                    let firstChild = frame.firstChild
+                    slot = try planContainer(child, notedAt: position, depth: frame.depth + 1, frame: &frame, stack: &stack)
+                    children[firstChild + i] = slot
+                    continue
+                }
+                slot = try planScalar(frame.values[j], notedAt: position)
+            }
+            children[frame.firstChild + i] = slot
         }
         if let layout {
             for copy in layout.copies {
                 let original = holderOfObject[Int(copy.original)]
                 guard holderOfObject[Int(copy.object)] < 0, original >= 0 else { continue }
-                slots.append(Slot(order: Int(copy.object), value: .null, content: .copy(of: original)))
-                scalarBytes += slots[original].value.estimatedBinaryObjectSize
+                slots.append(Slot(order: Int(copy.object), content: .copy(of: original)))
+                scalarBytes += slots[original].uniquingKey == nil ? 9 + 8 * slots[original].count : slots[original].count
             }
         }
         return top
     }
 
-    /// The next child of a container to plan, with its note: array elements in order; for a
-    /// dictionary all keys, then all values.
-    private static func nextChild(of frame: inout Frame) -> (PlistValue, Int?) {
-        let i = frame.next
-        frame.next += 1
-        guard frame.isDictionary else { return (frame.elements[i], frame.cursor.next()) }
-        let count = frame.keys.count
-        if frame.followsCursors {
-            if i < count { return (.string(frame.keys[i]), frame.cursor.next()) }
-            return (frame.values[i - count], frame.valueCursor.next())
+    /// Plans the scalar `value`, whose note (if any) is walk entry `position`; returns the slot a
+    /// reference to it must name.
+    @inline(__always)
+    private mutating func planScalar(_ value: PlistValue, notedAt position: Int?) throws(PlistError) -> Int {
+        let listsRepeats: Bool
+        switch value {
+        case .bool, .uid:
+            // CoreFoundation does not unique booleans and UIDs: it appends each occurrence as an
+            // object of its own, but every reference names the first.
+            listsRepeats = true
+        default:
+            listsRepeats = false
         }
-        if i < count { return (.string(frame.keys[i]), frame.entryNotes.key(i)) }
-        return (frame.values[i - count], frame.entryNotes.value(i - count))
+        return try planScalar(
+            notedAt: position, listsRepeats: listsRepeats, fits: { Self.note($0, fits: value) },
+            encode: { buffer, note, highWord in
+                buffer.appendBinaryScalar(value, note: note, int128HighWord: { highWord })
+            })
     }
 
-    /// Plans `value`, whose note (if any) is walk entry `position`: returns the slot a reference
-    /// to the value must name, after pushing a frame for a new container's children.
-    private mutating func plan(
-        _ value: PlistValue, notedAt position: Int?, depth: Int, stack: inout [Frame]
+    /// Plans a dictionary key, as ``planScalar(_:notedAt:)`` plans a string value, without
+    /// wrapping it in a ``PlistValue`` first.
+    @inline(__always)
+    private mutating func planKey(_ key: String, notedAt position: Int?) throws(PlistError) -> Int {
+        // Most keys of a rewrite repeat a key object shared by many dictionaries: one noted in
+        // canonical ASCII is compared with the key's UTF-8 where it lies, rather than encoded
+        // again to be compared.
+        if let position {
+            let object = Int(walkObjects[position])
+            let holder = holderOfObject[object]
+            if holder >= 0, let same = holdsASCII(key, holder) {
+                if same { return holder }
+            }
+        }
+        return try planScalar(
+            notedAt: position, listsRepeats: false, fits: { $0.type >= 0x5 && $0.type <= 0x7 },
+            encode: { buffer, note, _ in buffer.appendBinaryString(key, note: note) })
+    }
+
+    /// Plans a scalar that `encode` writes (given a note, or nil for the canonical encoding, and
+    /// the high word of a noted 16-byte integer; it returns whether it wrote the canonical
+    /// encoding) and whose note `fits` accepts.
+    @inline(__always)
+    private mutating func planScalar(
+        notedAt position: Int?, listsRepeats: Bool, fits: (BinaryLayout.EncodingNote) -> Bool,
+        encode: (inout ByteBuffer, BinaryLayout.EncodingNote?, UInt64) -> Bool
     ) throws(PlistError) -> Int {
-        var subtree: Int?
-        if let position, let layout {
-            let object = Int(layout.walkObjects[position])
-            let note = layout.encodings[object]
-            if Self.note(note, fits: value) {
-                subtree = firstVisit[object]
+        if let position {
+            let object = Int(walkObjects[position])
+            let note = encodings[object]
+            if fits(note) {
+                let highWord = note.marker == 0x14 ? int128HighWord(of: object) : 0
                 let holder = holderOfObject[object]
+                let start = encoded.count
+                let canonical = encode(&encoded, note, highWord)
                 if holder < 0 {
-                    return try add(value, order: object, note: note, subtree: subtree, depth: depth, stack: &stack)
+                    return addNotedScalar(object: object, note: note, bytesFrom: start, canonical: canonical) {
+                        _ = encode(&$0, nil, 0)
+                    }
                 }
-                if Self.sameValue(slots[holder].value, value) { return holder }
+                // The same note spells identical scalars alike and different ones differently.
+                let same = hasBytes(of: holder, from: start)
+                encoded.truncate(to: start)
+                if same { return holder }
             }
         }
-        if !value.isContainer {
-            if !uniquingBuilt { buildUniquingIndex() }
-            switch uniqued.lookup(value, scalarAt: { slots[$0].value }) {
-            case .found(let existing):
-                switch value {
-                case .bool, .uid:
-                    // CoreFoundation does not unique booleans and UIDs: it appends each
-                    // occurrence as an object of its own, but every reference names the first.
-                    slots.append(Slot(order: nextNewOrder(), value: value, content: .copy(of: existing)))
-                    scalarBytes += value.estimatedBinaryObjectSize
-                default: break
-                }
-                return existing
-            case .absent(let insertion):
-                let slot = slots.count
-                slots.append(Slot(order: nextNewOrder(), value: value, content: .scalar))
-                scalarBytes += value.estimatedBinaryObjectSize
-                uniqued.insert(slot, at: insertion)
-                return slot
-            case nil:
-                preconditionFailure("a scalar always has a uniquing hash")
+        if !uniquingBuilt { buildUniquingIndex() }
+        let start = encoded.count
+        _ = encode(&encoded, nil, 0)
+        let count = encoded.count - start
+        switch lookUp(keyFrom: start, count: count) {
+        case .found(let existing):
+            encoded.truncate(to: start)
+            if listsRepeats {
+                slots.append(Slot(order: nextNewOrder(), content: .copy(of: existing)))
+                scalarBytes += slots[existing].count
+            }
+            return existing
+        case .absent(let insertion):
+            let slot = slots.count
+            slots.append(Slot(order: nextNewOrder(), content: .scalar, first: start, count: count))
+            scalarBytes += count
+            uniqued.insert(slot, at: insertion)
+            return slot
+        }
+    }
+
+    /// Appends the slot of a scalar that takes over noted object `object`, its bytes written in
+    /// the noted spelling from `start` on; when that spelling is not the canonical one,
+    /// `encodeCanonically` writes the canonical encoding after it, as the slot's uniquing key.
+    @inline(__always)
+    private mutating func addNotedScalar(
+        object: Int, note: BinaryLayout.EncodingNote, bytesFrom start: Int, canonical: Bool,
+        encodeCanonically: (inout ByteBuffer) -> Void
+    ) -> Int {
+        let slot = slots.count
+        holderOfObject[object] = slot
+        let count = encoded.count - start
+        var content = Content.scalar
+        if !canonical {
+            encodeCanonically(&encoded)
+            content = .spelledScalar(keyCount: encoded.count - start - count)
+        }
+        slots.append(Slot(order: object, content: content, note: note, first: start, count: count))
+        scalarBytes += count
+        if uniquingBuilt, let key = slots[slot].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count) {
+            uniqued.insert(slot, at: insertion)
+        }
+        return slot
+    }
+
+    /// The high word a noted 16-byte integer held.
+    @inline(never)
+    private func int128HighWord(of object: Int) -> UInt64 {
+        layout?.int128HighWords[UInt32(truncatingIfNeeded: object)] ?? 0
+    }
+
+    /// Whether `holder`, a canonical ASCII string object, holds exactly `key`; nil when the slot
+    /// is anything else or the key is not in contiguous storage, and the encodings must be
+    /// compared. Under the holder's note, equal text is spelled alike, and a different key is a
+    /// different string whatever its spelling.
+    @inline(__always)
+    private func holdsASCII(_ key: String, _ holder: Int) -> Bool? {
+        let held = slots[holder]
+        guard case .scalar = held.content else { return nil }
+        return encoded.withUnsafeBufferPointer { buffer -> Bool? in
+            let marker = buffer[held.first]
+            guard marker >> 4 == 0x5 else { return nil }
+            // The text follows the marker and, for 15 bytes or more, an integer object.
+            let header = marker & 0x0F == 0x0F ? 2 + 1 << Int(buffer[held.first + 1] & 0x0F) : 1
+            return key.utf8.withContiguousStorageIfAvailable { utf8 in
+                // Never nil: the held encoding is at least its marker byte.
+                let base = UnsafeRawPointer(buffer.baseAddress!)
+                return utf8.count == held.count - header
+                    && (utf8.isEmpty || ScalarUniquingTable.sameBytes(base + held.first + header, utf8.baseAddress!, count: utf8.count))
             }
         }
-        return try add(value, order: nextNewOrder(), note: nil, subtree: subtree, depth: depth, stack: &stack)
+    }
+
+    /// Whether scalar slot `holder` has exactly the bytes written from `start` to the end of
+    /// `encoded`.
+    @inline(__always)
+    private func hasBytes(of holder: Int, from start: Int) -> Bool {
+        let held = slots[holder]
+        guard held.count == encoded.count - start else { return false }
+        return encoded.withUnsafeBufferPointer { buffer in
+            // Never nil: the bytes compared were just written.
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            return ScalarUniquingTable.sameBytes(base + held.first, base + start, count: held.count)
+        }
     }
 
     private mutating func nextNewOrder() -> Int {
@@ -222,137 +394,104 @@ struct BinaryObjectPlanner: ~Copyable {
         return notedObjectCount + newObjectCount
     }
 
-    /// Appends a slot for `value` and returns it; for a container, also reserves its child slots
-    /// and pushes a frame to plan its children, following the notes of walk entry `subtree` when
-    /// given.
-    private mutating func add(
-        _ value: PlistValue, order: Int, note: BinaryLayout.EncodingNote?, subtree: Int?, depth: Int,
-        stack: inout [Frame]
+    /// Plans a container: the noted object when it is free, the noted object's slot when that
+    /// holds an equal value, else a new object that still follows the noted object's children.
+    /// A new container's frame becomes `frame`, the one it replaces going on `stack`. Returns
+    /// the slot a reference to the container must name.
+    private mutating func planContainer(
+        _ value: PlistValue, notedAt position: Int?, depth: Int, frame: inout Frame, stack: inout [Frame]
     ) throws(PlistError) -> Int {
+        var subtree: Int?
+        var order: Int?
+        var note: BinaryLayout.EncodingNote?
+        if let position {
+            let object = Int(walkObjects[position])
+            let noted = encodings[object]
+            if Self.note(noted, fits: value) {
+                subtree = firstVisit[object]
+                let holder = holderOfObject[object]
+                if holder >= 0 {
+                    if containerValue(of: holder) == value { return holder }
+                } else {
+                    order = object
+                    note = noted
+                }
+            }
+        }
+        let slot = slots.count
+        let inner = try add(value, order: order ?? nextNewOrder(), note: note, subtree: subtree, depth: depth)
+        stack.append(frame)
+        frame = inner
+        return slot
+    }
+
+    /// The value of container slot `slot` (equal values are O(1) to compare when they share
+    /// storage, as a shared object decoded once does).
+    private func containerValue(of slot: Int) -> PlistValue? {
+        switch slots[slot].content {
+        case .array(_, let value), .dictionary(let value): containerValues[value]
+        default: nil
+        }
+    }
+
+    /// Appends a slot for the container `value`, reserves its child slots and returns the frame
+    /// that plans its children, following the notes of walk entry `subtree` when given.
+    private mutating func add(
+        _ value: PlistValue, order: Int, note: BinaryLayout.EncodingNote?, subtree: Int?, depth: Int
+    ) throws(PlistError) -> Frame {
         let slot = slots.count
         if order < notedObjectCount { holderOfObject[order] = slot }
         try countExpansion(of: value)
+        try checkDepth(depth)
+        let held = containerValues.count
+        containerValues.append(value)
         switch value {
         case .array(let elements):
-            try checkDepth(depth)
             let firstChild = reserveChildren(elements.count)
             slots.append(Slot(
-                order: order, value: value, content: .array(isSet: note?.type == 0xC), note: note,
-                childStart: firstChild, childCount: elements.count))
+                order: order, content: .array(isSet: note?.type == 0xC, value: held), note: note,
+                first: firstChild, count: elements.count))
             let cursor = NoteCursor(extents: walkExtents, container: subtree)
-            stack.append(Frame(
-                slot: slot, firstChild: firstChild, depth: depth, elements: elements, isDictionary: false,
-                total: elements.count, cursor: cursor, valueCursor: cursor))
-            return slot
+            return Frame(
+                firstChild: firstChild, depth: depth, elements: elements, isDictionary: false,
+                total: elements.count, cursor: cursor, valueCursor: cursor)
         case .dictionary(let entries):
-            try checkDepth(depth)
             let keyCursor = NoteCursor(extents: walkExtents, container: subtree)
             var valueCursor = keyCursor
-            valueCursor.skip(valueCursor.remainingCount() / 2)
+            let notedEntries = keyCursor.remainingCount() / 2
+            valueCursor.skip(notedEntries)
             var frame: Frame
             if let restored = restoredEntries(of: entries, subtree: subtree) {
                 frame = Frame(
-                    slot: slot, firstChild: 0, depth: depth, keys: restored.map(\.0),
+                    firstChild: 0, depth: depth, keys: restored.map(\.0),
                     values: restored.map(\.1), isDictionary: true, followsCursors: true,
                     total: 2 * restored.count, cursor: keyCursor, valueCursor: valueCursor)
-            } else if let notes = entryNotesByKey(for: entries, subtree: subtree) {
+            } else if let notes = entryNotesByKey(for: entries, subtree: subtree, notedCount: notedEntries) {
                 frame = Frame(
-                    slot: slot, firstChild: 0, depth: depth, keys: entries.keys,
+                    firstChild: 0, depth: depth, keys: entries.keys,
                     values: entries.values, isDictionary: true, entryNotes: notes,
                     total: 2 * entries.count, cursor: keyCursor, valueCursor: keyCursor)
             } else {
                 // The noted keys in the noted order, or no notes at all (empty cursors).
                 frame = Frame(
-                    slot: slot, firstChild: 0, depth: depth, keys: entries.keys,
+                    firstChild: 0, depth: depth, keys: entries.keys,
                     values: entries.values, isDictionary: true, followsCursors: true,
                     total: 2 * entries.count, cursor: keyCursor, valueCursor: valueCursor)
             }
             frame.firstChild = reserveChildren(frame.total)
             slots.append(Slot(
-                order: order, value: value, content: .dictionary, note: note,
-                childStart: frame.firstChild, childCount: frame.total))
-            stack.append(frame)
-            return slot
+                order: order, content: .dictionary(value: held), note: note,
+                first: frame.firstChild, count: frame.total))
+            return frame
         default:
-            slots.append(Slot(order: order, value: value, content: .scalar, note: note))
-            scalarBytes += value.estimatedBinaryObjectSize
-            if uniquingBuilt, case .absent(let insertion)? = uniqued.lookup(value, scalarAt: { slots[$0].value }) {
-                uniqued.insert(slot, at: insertion)
-            }
-            return slot
+            preconditionFailure("scalars are planned by planScalar")
         }
-    }
-
-    /// Where the notes of each entry of a dictionary are when its keys are no longer the noted
-    /// keys in the noted order: matched by key text, so inserting, removing or reordering keys
-    /// leaves the other entries on their own notes. Nil when the keys are still the noted ones in
-    /// order (the common, cheap case, which follows the cursors) or there are no notes.
-    private func entryNotesByKey(for entries: PlistDictionary, subtree: Int?) -> DictionaryEntryNotes? {
-        guard let layout, let subtree else { return nil }
-        var cursor = NoteCursor(extents: walkExtents, container: subtree)
-        let notedCount = cursor.remainingCount() / 2
-        let firstKey = subtree + 1
-        let keys = entries.keys
-        if notedCount == keys.count {
-            var inOrder = true
-            for i in 0..<notedCount {
-                guard let text = layout.keyTexts[layout.walkObjects[firstKey + i]], text.hasSameUTF8(as: keys[i]) else {
-                    inOrder = false
-                    break
-                }
-            }
-            if inOrder { return nil }
-        }
-        cursor.skip(notedCount)
-        var valuePositions: [Int] = []
-        valuePositions.reserveCapacity(notedCount)
-        while let position = cursor.next() { valuePositions.append(position) }
-        // Each noted key text once, with its first position, matched by code units as keys are.
-        var notedTexts: [String] = []
-        var notedPositions: [Int] = []
-        let notedIndex = PlistKeyIndex(capacity: notedCount)
-        for i in 0..<notedCount {
-            guard let text = layout.keyTexts[layout.walkObjects[firstKey + i]] else { continue }
-            notedTexts.append(text)
-            if notedTexts.withUnsafeBufferPointer({ notedIndex.insert(notedTexts.count - 1, of: $0) }) == nil {
-                notedPositions.append(i)
-            } else {
-                notedTexts.removeLast()
-            }
-        }
-        var keyPositions: [Int?] = []
-        var matchedValues: [Int?] = []
-        keyPositions.reserveCapacity(keys.count)
-        matchedValues.reserveCapacity(keys.count)
-        for key in keys {
-            let i = notedTexts.withUnsafeBufferPointer { notedIndex.position(of: key, in: $0) }.map { notedPositions[$0] }
-            keyPositions.append(i.map { firstKey + $0 })
-            matchedValues.append(i.flatMap { $0 < valuePositions.count ? valuePositions[$0] : nil })
-        }
-        return DictionaryEntryNotes(keyPositions: keyPositions, valuePositions: matchedValues)
-    }
-
-    /// The file's entries of a dictionary whose keys repeated, when its notes say so and it still
-    /// has exactly the noted keys: every noted key in file order, each with the value it hid or,
-    /// for its last occurrence, the dictionary's value.
-    private func restoredEntries(of entries: PlistDictionary, subtree: Int?) -> [(String, PlistValue)]? {
-        guard let subtree, let layout, !layout.repeatedKeys.isEmpty,
-            let repeated = layout.repeatedKeys[UInt32(truncatingIfNeeded: subtree)]
-        else { return nil }
-        guard PlistDictionary(repeated.keys.lazy.map { ($0, PlistValue.null) }).count == entries.count else { return nil }
-        var restored: [(String, PlistValue)] = []
-        restored.reserveCapacity(repeated.keys.count)
-        for (i, key) in repeated.keys.enumerated() {
-            guard let current = entries[key] else { return nil }
-            restored.append((key, repeated.hiddenValues[i] ?? current))
-        }
-        return restored
     }
 
     /// Reserves `count` child slots, filled in as the children are planned; returns the first.
     private mutating func reserveChildren(_ count: Int) -> Int {
         let first = children.count
-        children.append(contentsOf: repeatElement(-1, count: count))
+        children.push(repeating: -1, count: count)
         return first
     }
 
@@ -377,14 +516,30 @@ struct BinaryObjectPlanner: ~Copyable {
         }
     }
 
+    /// Indexes every scalar slot planned so far, once the first new scalar needs the index; an
+    /// equal scalar met again keeps the first slot.
     private mutating func buildUniquingIndex() {
         uniquingBuilt = true
         uniqued = ScalarUniquingTable(minimumCapacity: slots.count)
         for slot in slots.indices {
-            guard case .scalar = slots[slot].content,
-                case .absent(let insertion)? = uniqued.lookup(slots[slot].value, scalarAt: { slots[$0].value })
+            guard let key = slots[slot].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count)
             else { continue }
             uniqued.insert(slot, at: insertion)
+        }
+    }
+
+    /// Finds the scalar slot whose canonical encoding is `encoded[start ..< start + count]`.
+    private mutating func lookUp(keyFrom start: Int, count: Int) -> ScalarUniquingTable.Lookup {
+        encoded.withUnsafeBufferPointer { buffer in
+            // Never nil: the key looked up lies in the buffer.
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            return uniqued.lookup(
+                encoding: UnsafeRawBufferPointer(start: base + start, count: count), in: base,
+                fastHash: { seed, key in ScalarUniquingTable.fastHash(encoding: key, seed: seed) },
+                encodingOf: { slot in
+                    // Only scalar slots are in the table.
+                    slots[slot].uniquingKey ?? (0, 0)
+                })
         }
     }
 
@@ -402,72 +557,4 @@ struct BinaryObjectPlanner: ~Copyable {
         }
     }
 
-    /// Whether a node may share the slot that already holds `held`: exact equality for scalars
-    /// (bit patterns, code units), value equality for containers, which is O(1) when they share
-    /// storage as a shared object decoded once does.
-    static func sameValue(_ held: PlistValue, _ value: PlistValue) -> Bool {
-        held.isContainer ? held == value : ScalarUniquingTable.identical(held, value)
-    }
-}
-
-/// The walk entries noting each entry of a dictionary value whose keys were matched to the notes
-/// by text, by the entry's index; nil where an entry has no noted counterpart.
-struct DictionaryEntryNotes {
-    private var keyPositions: [Int?] = []
-    private var valuePositions: [Int?] = []
-
-    /// No notes.
-    init() {}
-
-    init(keyPositions: [Int?], valuePositions: [Int?]) {
-        self.keyPositions = keyPositions
-        self.valuePositions = valuePositions
-    }
-
-    func key(_ i: Int) -> Int? { i < keyPositions.count ? keyPositions[i] : nil }
-
-    func value(_ i: Int) -> Int? { i < valuePositions.count ? valuePositions[i] : nil }
-}
-
-/// Steps through the walk entries of a container's children.
-///
-/// It reads the extents through a pointer to the planner's copy of them, so a cursor (two of
-/// which sit in every frame) is three words and copying one retains nothing.
-struct NoteCursor {
-    private let extents: UnsafePointer<UInt32>?
-    private var position: Int
-    private let end: Int
-
-    init(extents: UnsafePointer<UInt32>?, container: Int?) {
-        if let extents, let container {
-            self.extents = extents
-            position = container + 1
-            end = container + Int(extents[container])
-        } else {
-            self.extents = nil
-            position = 0
-            end = 0
-        }
-    }
-
-    /// The next child's walk entry, or nil once the noted children are used up.
-    @inline(__always)
-    mutating func next() -> Int? {
-        guard position < end, let extents else { return nil }
-        defer { position += Int(extents[position]) }
-        return position
-    }
-
-    /// Skips `count` children.
-    mutating func skip(_ count: Int) {
-        for _ in 0..<count { _ = next() }
-    }
-
-    /// How many children remain.
-    func remainingCount() -> Int {
-        var copy = self
-        var count = 0
-        while copy.next() != nil { count += 1 }
-        return count
-    }
 }

@@ -25,8 +25,10 @@ import Foundation
 /// anything else's encoding), which is sound because equal encodings are always of one kind.
 ///
 /// The planner path (``BinaryObjectPlanner``, ``BinaryObjectEncoder``) writes the same bytes for a
-/// value without notes (tests compare the two); it copied every value into a slot of about a
-/// hundred bytes and sorted slots into output order, most of a plain write's time.
+/// value without notes (tests compare the two); it keeps a slot per object, sorts the slots into
+/// output order and copies the scalars' bytes a second time, which a write without notes does
+/// not need. Both encode scalars through `appendBinaryScalar` and unique them by encoding through
+/// ``ScalarUniquingTable``.
 ///
 /// Invariants: `objects[n]` describes object `n`; a container's references are
 /// `references[first ..< first + count]` (a dictionary's keys, then its values); a scalar's bytes
@@ -254,12 +256,12 @@ struct BinaryPlainEncoder: ~Copyable {
     /// long encoding's, a long string's covers its first and last 64 bytes.
     @inline(__always)
     private static func hash(_ string: String, seed: UInt64) -> Int {
-        if let hash = string.utf8.withContiguousStorageIfAvailable({ Self.hash(UnsafeRawBufferPointer($0), seed: seed) }) {
+        if let hash = string.utf8.withContiguousStorageIfAvailable({ ScalarUniquingTable.fastHash(encoding: UnsafeRawBufferPointer($0), seed: seed) }) {
             return hash
         }
         var native = string
         native.makeContiguousUTF8()
-        return native.utf8.withContiguousStorageIfAvailable { Self.hash(UnsafeRawBufferPointer($0), seed: seed) } ?? 0
+        return native.utf8.withContiguousStorageIfAvailable { ScalarUniquingTable.fastHash(encoding: UnsafeRawBufferPointer($0), seed: seed) } ?? 0
     }
 
     /// Numbers the keys of a dictionary of 64 keys or more while the uniquing table is too large
@@ -315,7 +317,9 @@ struct BinaryPlainEncoder: ~Copyable {
     private mutating func encodedScalarObject(_ value: PlistValue) throws(PlistError) -> UInt32 {
         let start = scalarBytes.count
         scalarBytes.appendBinaryScalar(value, note: nil, int128HighWord: { 0 })
-        return try uniquedObject(encodedFrom: start) { seed, encoding in Self.hash(encoding, seed: seed) }
+        return try uniquedObject(encodedFrom: start) { seed, encoding in
+            ScalarUniquingTable.fastHash(encoding: encoding, seed: seed)
+        }
     }
 
     /// The object of a large data value: listed with its payload left where it is (see
@@ -356,7 +360,8 @@ struct BinaryPlainEncoder: ~Copyable {
             // just written, rather than read from the string again.
             if let knownHash { return knownHash }
             guard encoding[0] >> 4 == 0x5 else { return Self.hash(string, seed: seed) }
-            return Self.hash(UnsafeRawBufferPointer(rebasing: encoding[(encoding.count - utf8Count)...]), seed: seed)
+            return ScalarUniquingTable.fastHash(
+                encoding: UnsafeRawBufferPointer(rebasing: encoding[(encoding.count - utf8Count)...]), seed: seed)
         }
         recentStrings[slot] = RecentString(representation: representation, object: object, isFilled: true)
         return object
@@ -379,19 +384,9 @@ struct BinaryPlainEncoder: ~Copyable {
         let lookup = scalarBytes.withUnsafeBufferPointer { buffer in
             // Never nil: the scalar was just written.
             let base = UnsafeRawPointer(buffer.baseAddress!)
-            let encoding = UnsafeRawBufferPointer(start: base + start, count: length)
             return uniqued.lookup(
-                hash: { [seed = uniqued.seed] sipHash in
-                    sipHash ? Self.sipHash(encoding) : fastHash(seed, encoding)
-                },
-                matches: { slot in
-                    let held = objects[slot]
-                    return held.count == length && Self.sameBytes(base + held.first, base + start, count: length)
-                },
-                sipHashOfSlot: { slot in
-                    let held = objects[slot]
-                    return Self.sipHash(UnsafeRawBufferPointer(start: base + held.first, count: held.count))
-                })
+                encoding: UnsafeRawBufferPointer(start: base + start, count: length), in: base, fastHash: fastHash,
+                encodingOf: { slot in (objects[slot].first, objects[slot].count) })
         }
         switch lookup {
         case .found(let slot):
@@ -406,46 +401,6 @@ struct BinaryPlainEncoder: ~Copyable {
             uniqued.insert(Int(object), at: insertion)
             return object
         }
-    }
-
-    /// Whether `count` bytes at `a` and at `b` are the same; up to 16 bytes with two loads from
-    /// each (overlapping when fewer), rather than a call to `memcmp`.
-    @inline(__always)
-    private static func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count n: Int) -> Bool {
-        switch n {
-        case 0: return true
-        case 1: return a.load(as: UInt8.self) == b.load(as: UInt8.self)
-        case 2...3:
-            return a.loadUnaligned(as: UInt16.self) == b.loadUnaligned(as: UInt16.self)
-                && a.loadUnaligned(fromByteOffset: n - 2, as: UInt16.self) == b.loadUnaligned(fromByteOffset: n - 2, as: UInt16.self)
-        case 4...7:
-            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
-                && a.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
-        case 8...16:
-            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
-                && a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
-        default:
-            return memcmp(a, b, n) == 0
-        }
-    }
-
-    /// The `Hasher` hash of a scalar's encoding, which a table defeated by crafted input switches
-    /// to. It reads every byte, so encodings crafted to share their ends (see
-    /// ``hash(_:seed:)``) cannot defeat it too.
-    private static func sipHash(_ encoding: UnsafeRawBufferPointer) -> Int {
-        var hasher = Hasher()
-        hasher.combine(bytes: encoding)
-        return hasher.finalize()
-    }
-
-    /// The fast uniquing hash of bytes: all of them up to 128, else the first and last 64 only
-    /// (an encoding's first bytes hold its length), since hashing whole multi-megabyte objects
-    /// would cost more than copying them.
-    private static func hash(_ encoding: UnsafeRawBufferPointer, seed: UInt64) -> Int {
-        let n = encoding.count
-        guard n > 128 else { return Int(truncatingIfNeeded: SeededByteHash.hash(encoding, seed: seed).hash) }
-        let head = SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: encoding[..<64]), seed: seed).hash
-        return Int(truncatingIfNeeded: SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: encoding[(n - 64)...]), seed: head).hash)
     }
 
     @inline(__always)

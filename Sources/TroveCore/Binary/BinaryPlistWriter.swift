@@ -48,15 +48,14 @@ public struct BinaryPlistWriter: Sendable {
         planner.meter = LimitMeter(limits: limits)
         let top = try planner.planDocument(value)
         let encoder = BinaryObjectEncoder(planner: planner, layout: layout)
-        return encoder.encode(top: top)
+        return encoder.encode(top: top, scalarsFrom: planner)
     }
 }
 
 /// The second pass of a write that follows notes: numbers the planned objects and writes their
-/// bytes, the offset table and the trailer.
+/// bytes (a scalar's as the planner encoded them), the offset table and the trailer.
 struct BinaryObjectEncoder: ~Copyable {
     private let slots: [BinaryObjectPlanner.Slot]
-    private let children: [Int]
     private let layout: BinaryLayout?
     /// Output object index of each slot.
     private var objectIndex: [Int]
@@ -67,7 +66,6 @@ struct BinaryObjectEncoder: ~Copyable {
 
     init(planner: borrowing BinaryObjectPlanner, layout: BinaryLayout?) {
         slots = planner.slots
-        children = planner.children
         self.layout = layout
         // Noted objects keep their relative order; new ones follow in the order they were met.
         let noted = planner.notedObjectCount
@@ -100,16 +98,21 @@ struct BinaryObjectEncoder: ~Copyable {
             capacity: 64 + planner.scalarBytes + 5 * count + planner.children.count * refSize + 8 * count)
     }
 
-    consuming func encode(top: Int) -> ByteBuffer {
+    /// Writes the document; the planner holds the scalars' bytes and the containers' children.
+    consuming func encode(top: Int, scalarsFrom planner: borrowing BinaryObjectPlanner) -> ByteBuffer {
         out.append(contentsOf: BinaryTrailer.magic)
         out.append(layout?.versionByte ?? UInt8(ascii: "0"))
         var offsets: [Int] = []
         offsets.reserveCapacity(objectSlots.count)
-        for slot in objectSlots {
-            offsets.append(out.count)
-            var source = slot
-            if case .copy(let original) = slots[slot].content { source = original }
-            encodeObject(source)
+        planner.encoded.withUnsafeBufferPointer { scalars in
+            planner.children.withUnsafeBufferPointer { children in
+                for slot in objectSlots {
+                    offsets.append(out.count)
+                    var source = slot
+                    if case .copy(let original) = slots[slot].content { source = original }
+                    encodeObject(source, scalars: scalars, children: children)
+                }
+            }
         }
         out.appendBinaryOffsetTableAndTrailer(
             offsets: offsets, refSize: refSize, topObject: objectIndex[top], notedOffsetSize: layout?.offsetIntSize,
@@ -119,35 +122,27 @@ struct BinaryObjectEncoder: ~Copyable {
 
     // MARK: - Objects
 
-    /// Reads the slot's fields in place: copying the whole `Slot` (its value included) cost a
-    /// retain and a release per object.
-    private mutating func encodeObject(_ slot: Int) {
-        let note = slots[slot].note
+    /// Reads the slot's fields in place, rather than copying the whole `Slot`.
+    private mutating func encodeObject(_ slot: Int, scalars: UnsafeBufferPointer<UInt8>, children: UnsafeBufferPointer<Int>) {
+        let first = slots[slot].first
+        let count = slots[slot].count
         switch slots[slot].content {
-        case .array(let isSet):
-            out.appendBinaryMarker(isSet ? 0xC : 0xA, count: slots[slot].childCount, note: note)
-            appendReferences(of: slot)
+        case .array(let isSet, _):
+            out.appendBinaryMarker(isSet ? 0xC : 0xA, count: count, note: slots[slot].note)
+            appendReferences(UnsafeBufferPointer(rebasing: children[first..<first + count]))
         case .dictionary:
-            out.appendBinaryMarker(0xD, count: slots[slot].childCount / 2, note: note)
-            appendReferences(of: slot)
-        case .copy, .scalar:
-            let object = slots[slot].order
-            out.appendBinaryScalar(slots[slot].value, note: note) {
-                guard let layout, object < layout.objectCount else { return 0 }
-                return layout.int128HighWords[UInt32(truncatingIfNeeded: object)] ?? 0
-            }
+            out.appendBinaryMarker(0xD, count: count / 2, note: slots[slot].note)
+            appendReferences(UnsafeBufferPointer(rebasing: children[first..<first + count]))
+        case .scalar, .spelledScalar:
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[first..<first + count]))
+        case .copy:
+            preconditionFailure("a copy is written as its original")
         }
     }
 
-    private mutating func appendReferences(of slot: Int) {
-        let first = slots[slot].childStart
-        let count = slots[slot].childCount
-        children.withUnsafeBufferPointer { children in
-            objectIndex.withUnsafeBufferPointer { objectIndex in
-                out.appendBigEndian(
-                    UnsafeBufferPointer(rebasing: children[first..<first + count]), width: refSize
-                ) { UInt64(objectIndex[$0]) }
-            }
+    private mutating func appendReferences(_ children: UnsafeBufferPointer<Int>) {
+        objectIndex.withUnsafeBufferPointer { objectIndex in
+            out.appendBigEndian(children, width: refSize) { UInt64(objectIndex[$0]) }
         }
     }
 }

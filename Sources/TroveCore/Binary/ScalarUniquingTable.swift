@@ -1,15 +1,20 @@
 import CTroveFastPaths
 import Foundation
 
-/// The binary writer's index of scalar slots by exact value, so that equal strings, numbers,
-/// dates and data become one object.
+/// The binary writer's index of scalar objects by their canonical encoding (the bytes written
+/// without layout notes), so that equal strings, numbers, dates and data become one object.
+///
+/// Without notes, a scalar's encoding is a function of its kind and its bits or code units, and
+/// two different scalars never encode alike (the marker byte tells kinds and widths apart), so
+/// uniquing by encoding is uniquing by exact value: 0.0 and -0.0, a 32- and a 64-bit real, or two
+/// canonically equivalent strings stay distinct objects, as CoreFoundation's literal `CFEqual`
+/// keeps them.
 ///
 /// The table stores only slot numbers and the low 32 bits of each slot's hash: a scalar is
 /// hashed once, resizing reuses the stored hashes, and candidates are compared against the
-/// caller's own storage: the planner's slots, which `scalarAt` reads, or, through
-/// ``lookup(hash:matches:sipHashOfSlot:)``, the plain encoder's encoded scalars, whose slots are
-/// object numbers. Scalars are hashed with ``SeededByteHash``, several times cheaper than the
-/// standard library's SipHash `Hasher`; the probes are budgeted (eight per lookup plus a
+/// caller's own storage, the encodings it keeps in one buffer (the plain encoder's objects, the
+/// planner's slots). Encodings are hashed with ``SeededByteHash``, several times cheaper than
+/// the standard library's SipHash `Hasher`; the probes are budgeted (eight per lookup plus a
 /// constant), and a table whose hash is being defeated by crafted input rehashes every entry with
 /// `Hasher` and goes on with that, so no input makes uniquing quadratic.
 ///
@@ -30,7 +35,7 @@ struct ScalarUniquingTable: ~Copyable {
         var isEmpty: Bool { slot == .max }
     }
 
-    /// What ``lookup(_:scalarAt:)`` found.
+    /// What a lookup found.
     enum Lookup {
         /// The slot already holding an identical scalar.
         case found(Int)
@@ -38,7 +43,7 @@ struct ScalarUniquingTable: ~Copyable {
         case absent(Insertion)
     }
 
-    /// Where a scalar that ``lookup(_:scalarAt:)`` did not find goes: its hash, and the empty
+    /// Where a scalar that a lookup did not find goes: its hash, and the empty
     /// bucket the probe ended on, which takes the slot unless the table grows first.
     struct Insertion {
         var hash: Int
@@ -72,20 +77,7 @@ struct ScalarUniquingTable: ~Copyable {
         return buckets
     }
 
-    /// Finds the slot holding a scalar identical to `value`; nil for containers, which are
-    /// never uniqued.
-    @inline(__always)
-    mutating func lookup(_ value: PlistValue, scalarAt: (Int) -> PlistValue) -> Lookup? {
-        if value.isContainer { return nil }
-        return lookup(
-            hash: { [seed] sip in (sip ? Self.sipHash(value) : Self.fastHash(value, seed: seed)) ?? 0 },
-            matches: { Self.identical(scalarAt($0), value) },
-            sipHashOfSlot: { Self.sipHash(scalarAt($0)) ?? 0 })
-    }
-
-    /// Finds the slot whose scalar `matches` says is identical to the one looked up, for callers
-    /// that key scalars by something other than a ``PlistValue`` (the plain binary encoder keys
-    /// them by their encoded bytes).
+    /// Finds the slot whose scalar `matches` says is identical to the one looked up.
     ///
     /// `hash(false)` is the scalar's hash under the fast function (seeded with ``seed``),
     /// `hash(true)` its `Hasher` hash; `sipHashOfSlot` gives the `Hasher` hash of a stored
@@ -128,7 +120,7 @@ struct ScalarUniquingTable: ~Copyable {
         trove_prefetch(buckets + (hash & (bucketCount &- 1)))
     }
 
-    /// Records `slot` (below `UInt32.max`) where ``lookup(_:scalarAt:)`` said it goes; nothing
+    /// Records `slot` (below `UInt32.max`) where a lookup said it goes; nothing
     /// may have been inserted since that lookup.
     @inline(__always)
     mutating func insert(_ slot: Int, at insertion: Insertion) {
@@ -175,141 +167,70 @@ struct ScalarUniquingTable: ~Copyable {
         old.deallocate()
     }
 
-    // MARK: - Identity and the two hashes
+    // MARK: - Encodings
 
-    /// Exact identity of two scalars: kind plus bit pattern or UTF-8 code units, so that 0.0 and
-    /// -0.0, a 32- and a 64-bit real, or two canonically equivalent strings stay distinct
-    /// objects, as CoreFoundation's literal `CFEqual` keeps them. Containers are never identical
-    /// here.
-    static func identical(_ a: PlistValue, _ b: PlistValue) -> Bool {
-        switch (a, b) {
-        case let (.string(x), .string(y)): return x.hasSameUTF8(as: y)
-        case let (.integer(x), .integer(y)): return x == y
-        case let (.real(x), .real(y)):
-            guard x.width == y.width else { return false }
-            return x.width == .single
-                ? Float(x.value).bitPattern == Float(y.value).bitPattern
-                : x.value.bitPattern == y.value.bitPattern
-        case let (.date(x), .date(y)):
-            return x.secondsSinceReferenceDate.bitPattern == y.secondsSinceReferenceDate.bitPattern
-        case let (.data(x), .data(y)): return x == y
-        case let (.bool(x), .bool(y)): return x == y
-        case let (.uid(x), .uid(y)): return x == y
-        case (.null, .null): return true
-        default: return false
+    /// Finds the slot whose encoding is the same bytes as `encoding`, for callers that keep the
+    /// encodings of their slots in one buffer starting at `base`; `encodingOf` gives where a
+    /// stored slot's encoding lies in it. `fastHash` hashes an encoding under the table's seed;
+    /// a caller may take it differently by kind of scalar (equal encodings are of one kind), as
+    /// long as equal encodings always hash alike.
+    @inline(__always)
+    mutating func lookup(
+        encoding: UnsafeRawBufferPointer, in base: UnsafeRawPointer,
+        fastHash: (_ seed: UInt64, _ encoding: UnsafeRawBufferPointer) -> Int,
+        encodingOf: (Int) -> (first: Int, count: Int)
+    ) -> Lookup {
+        lookup(
+            hash: { [seed] sipHash in sipHash ? Self.sipHash(encoding) : fastHash(seed, encoding) },
+            matches: { slot in
+                let held = encodingOf(slot)
+                // Never nil: an encoding is at least its marker byte.
+                return held.count == encoding.count
+                    && Self.sameBytes(base + held.first, encoding.baseAddress!, count: encoding.count)
+            },
+            sipHashOfSlot: { slot in
+                let held = encodingOf(slot)
+                return Self.sipHash(UnsafeRawBufferPointer(start: base + held.first, count: held.count))
+            })
+    }
+
+    /// Whether `count` bytes at `a` and at `b` are the same; up to 16 bytes with two loads from
+    /// each (overlapping when fewer), rather than a call to `memcmp`.
+    @inline(__always)
+    static func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count n: Int) -> Bool {
+        switch n {
+        case 0: return true
+        case 1: return a.load(as: UInt8.self) == b.load(as: UInt8.self)
+        case 2...3:
+            return a.loadUnaligned(as: UInt16.self) == b.loadUnaligned(as: UInt16.self)
+                && a.loadUnaligned(fromByteOffset: n - 2, as: UInt16.self) == b.loadUnaligned(fromByteOffset: n - 2, as: UInt16.self)
+        case 4...7:
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        case 8...16:
+            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        default:
+            return memcmp(a, b, n) == 0
         }
     }
 
-    /// Feeds a scalar's identity (its kind, then its bit pattern or bytes) to `hasher`; false
-    /// for containers, which are never uniqued. Both hash functions read scalars through this,
-    /// so they cover exactly what ``identical(_:_:)`` compares.
-    private static func feedIdentity<H: ScalarIdentityHasher>(_ value: PlistValue, into hasher: inout H) -> Bool {
-        switch value {
-        case .string(let s):
-            hasher.combine(kind: 0)
-            hasher.combine(utf8Of: s)
-        case .integer(let i):
-            // The sign is part of the kind, so an integer is one word to mix.
-            hasher.combine(kind: i.isNegative ? 9 : 1)
-            hasher.combine(word: i.magnitude)
-        case .real(let r):
-            if r.width == .single {
-                hasher.combine(kind: 2)
-                hasher.combine(word: UInt64(Float(r.value).bitPattern))
-            } else {
-                hasher.combine(kind: 3)
-                hasher.combine(word: r.value.bitPattern)
-            }
-        case .date(let d):
-            hasher.combine(kind: 4)
-            hasher.combine(word: d.secondsSinceReferenceDate.bitPattern)
-        case .data(let d):
-            hasher.combine(kind: 5)
-            // The fast hash takes the length and both ends, as Foundation's own Data hash takes
-            // a bounded prefix: hashing whole multi-megabyte blobs would cost more than writing
-            // them. Candidates with equal hashes are still compared in full by `identical`. The
-            // `Hasher` hash, which a table defeated by crafted input switches to, reads every
-            // byte, so blobs crafted to share their ends cannot defeat it too.
-            hasher.combine(word: UInt64(d.count))
-            d.withUnsafeBytes { bytes in
-                if H.readsWholeData {
-                    hasher.combine(bytes: bytes)
-                    return
-                }
-                let edge = min(bytes.count, 64)
-                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<edge]))
-                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - edge)...]))
-            }
-        case .bool(let b):
-            hasher.combine(kind: 6)
-            hasher.combine(word: b ? 1 : 0)
-        case .uid(let u):
-            hasher.combine(kind: 7)
-            hasher.combine(word: u)
-        case .null:
-            hasher.combine(kind: 8)
-        case .array, .dictionary:
-            return false
-        }
-        return true
-    }
-
-    /// ``SeededByteHash`` of the scalar's identity; nil for containers.
-    static func fastHash(_ value: PlistValue, seed: UInt64) -> Int? {
-        var hasher = SeededIdentityHasher(seed: seed)
-        guard feedIdentity(value, into: &hasher) else { return nil }
-        return Int(truncatingIfNeeded: SeededByteHash.finalized(hasher.state))
-    }
-
-    /// The standard library's hash of the scalar's identity, for a table under attack; nil for
-    /// containers.
-    static func sipHash(_ value: PlistValue) -> Int? {
+    /// The `Hasher` hash of an encoding, which a table defeated by crafted input switches to. It
+    /// reads every byte, so encodings crafted to share their ends (see
+    /// ``fastHash(encoding:seed:)``) cannot defeat it too.
+    static func sipHash(_ encoding: UnsafeRawBufferPointer) -> Int {
         var hasher = Hasher()
-        guard feedIdentity(value, into: &hasher) else { return nil }
+        hasher.combine(bytes: encoding)
         return hasher.finalize()
     }
-}
 
-/// What ``ScalarUniquingTable`` feeds a scalar's identity to.
-protocol ScalarIdentityHasher {
-    /// Whether data is hashed whole, rather than by its length and both ends.
-    static var readsWholeData: Bool { get }
-    mutating func combine(kind: UInt8)
-    mutating func combine(word: UInt64)
-    mutating func combine(bytes: UnsafeRawBufferPointer)
-    /// A string's UTF-8 code units, as one byte run.
-    mutating func combine(utf8Of string: String)
-}
-
-extension Hasher: ScalarIdentityHasher {
-    static var readsWholeData: Bool { true }
-    mutating func combine(kind: UInt8) { combine(kind) }
-    mutating func combine(word: UInt64) { combine(word) }
-
-    mutating func combine(utf8Of string: String) {
-        // A bridged string is made native once rather than read unit by unit.
-        var native = string
-        native.withUTF8 { combine(bytes: UnsafeRawBufferPointer($0)) }
+    /// The fast hash of bytes: all of them up to 128, else the first and last 64 only (an
+    /// encoding's first bytes hold its length), since hashing whole multi-megabyte objects would
+    /// cost more than copying them.
+    static func fastHash(encoding: UnsafeRawBufferPointer, seed: UInt64) -> Int {
+        let n = encoding.count
+        guard n > 128 else { return Int(truncatingIfNeeded: SeededByteHash.hash(encoding, seed: seed).hash) }
+        let head = SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: encoding[..<64]), seed: seed).hash
+        return Int(truncatingIfNeeded: SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: encoding[(n - 64)...]), seed: head).hash)
     }
-}
-
-/// ``SeededByteHash`` fed piece by piece: the kind is folded into the state (the next piece
-/// mixes it), each word is mixed in, and each byte run is hashed with the state as its seed.
-struct SeededIdentityHasher: ScalarIdentityHasher {
-    static var readsWholeData: Bool { false }
-    private(set) var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    @inline(__always)
-    mutating func combine(kind: UInt8) { state ^= UInt64(kind) &* 0x9E37_79B9_7F4A_7C15 }
-
-    @inline(__always)
-    mutating func combine(word: UInt64) { state = SeededByteHash.mix(state ^ word) }
-
-    @inline(__always)
-    mutating func combine(bytes: UnsafeRawBufferPointer) { state = SeededByteHash.hash(bytes, seed: state).hash }
-
-    @inline(__always)
-    mutating func combine(utf8Of string: String) { state = SeededByteHash.hash(string, seed: state).hash }
 }

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+@testable import TroveCore
+
+/// The bytes of every object of a binary plist, by index.
+private func objects(of file: [UInt8]) throws -> [[UInt8]] {
+    try file.withUnsafeBytes { raw throws(PlistError) -> [[UInt8]] in
+        let trailer = try BinaryTrailer(raw)
+        let lookup = BinaryObjectLookup(bytes: raw, trailer: trailer)
+        return try (0..<trailer.objectCount).map { index throws(PlistError) in
+            let start = try lookup.offset(ofObject: index)
+            let length = BinaryPlistReader.objectLength(
+                raw, at: start, end: trailer.offsetTableOffset, refSize: trailer.objectRefSize) ?? 0
+            return Array(raw[start..<start + length])
+        }
+    }
+}
+
+/// FNV-1a, to pin whole outputs in a line each.
+private func fingerprint(_ bytes: [UInt8]) -> UInt64 {
+    bytes.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+}
+
+/// The lossless writer encodes each scalar once, in its noted spelling, and decides sharing and
+/// uniquing on encoded bytes. These pin what it must still decide by value.
+@Suite("Binary layout: scalars encoded while planning")
+struct BinaryLosslessEncodingTests {
+    /// An array of six scalars, each spelled as CoreFoundation would not: a 2-byte integer 5, the
+    /// ASCII text "a" as UTF-16, three bytes of data with their count spelled as an integer
+    /// object, the integer 7 in 16 bytes with a non-zero high word, UID 1 in two bytes, and "é"
+    /// as a Latin-1 byte in an ASCII object.
+    private static func respelledScalars() -> [UInt8] {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA6, 1, 2, 3, 4, 5, 6])
+        builder.add([0x11, 0x00, 0x05])
+        builder.add([0x61, 0x00, 0x61])
+        builder.add([0x4F, 0x10, 0x03, 0xDE, 0xAD, 0x01])
+        builder.add([0x14, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0, 0, 0, 0, 0x07])
+        builder.add([0x81, 0x00, 0x01])
+        builder.add([0x51, 0xE9])
+        return builder.build()
+    }
+
+    @Test("noted scalars spelled non-canonically are rewritten as they were")
+    func respelledRoundTrip() throws {
+        let file = Self.respelledScalars()
+        let (value, layout) = try readBinary(file)
+        #expect(value == [5, "a", .data(Data([0xDE, 0xAD, 0x01])), 7, .uid(1), "é"])
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+    }
+
+    @Test("new scalars unify by value with noted ones spelled non-canonically")
+    func respelledScalarsUniqueByValue() throws {
+        let file = Self.respelledScalars()
+        let (value, layout) = try readBinary(file)
+        guard case .array(let elements) = value else { Issue.record("not an array"); return }
+        // Every element again, as new nodes without notes: each is identical to a noted scalar
+        // whose bytes differ from its canonical encoding, so each must name the noted object.
+        let doubled = PlistValue.array(elements + elements)
+        let bytes = try BinaryPlistWriter().write(doubled, layout: layout)
+        #expect(try readBinary(bytes).value == doubled)
+        let before = try objects(of: file)
+        let after = try objects(of: bytes)
+        #expect(after[0] == [0xAC, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6])
+        #expect(Array(after[1...6]) == Array(before[1...6]))
+        // UIDs are listed again at each occurrence, as CoreFoundation does, in the noted spelling
+        // of the object every reference names.
+        #expect(after.count == 8)
+        #expect(after.last == [0x81, 0x00, 0x01])
+    }
+
+    @Test("a noted scalar that takes a new value keeps its spelling where it fits, and others still unify")
+    func respelledSlotWithNewValue() throws {
+        let file = Self.respelledScalars()
+        let (_, layout) = try readBinary(file)
+        // The first two noted objects take new values; the old values come back as new nodes,
+        // which may not unify with the noted objects, since those no longer hold them.
+        let edited: PlistValue = [6, "c", .data(Data([0xDE, 0xAD, 0x01])), 7, .uid(1), "é", 5, "a", 6, "c"]
+        let bytes = try BinaryPlistWriter().write(edited, layout: layout)
+        #expect(try readBinary(bytes).value == edited)
+        let after = try objects(of: bytes)
+        #expect(after[1] == [0x11, 0x00, 0x06])
+        #expect(after[2] == [0x61, 0x00, 0x63])
+        #expect(after.count == 9)
+        #expect(after[7] == [0x10, 0x05])
+        #expect(after[8] == [0x51, 0x61])
+        #expect(after[0] == [0xAA, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2])
+    }
+
+    @Test("a shared noted scalar stays shared while its uses agree, and splits when one changes")
+    func sharedNotedScalar() throws {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA4, 1, 1, 2, 2])
+        builder.add([0x61, 0x00, 0x78])
+        builder.add([0x12, 0x00, 0x00, 0x00, 0x03])
+        let file = builder.build()
+        let (value, layout) = try readBinary(file)
+        #expect(value == ["x", "x", 3, 3])
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+
+        // The first use takes the noted object with its UTF-16 spelling; the second, still "x",
+        // no longer matches it and becomes a new, canonical object.
+        let firstEdited: PlistValue = ["y", "x", 3, 4]
+        let first = try objects(of: try BinaryPlistWriter().write(firstEdited, layout: layout))
+        #expect(first == [[0xA4, 1, 3, 2, 4], [0x61, 0x00, 0x79], [0x12, 0x00, 0x00, 0x00, 0x03], [0x51, 0x78], [0x10, 0x04]])
+
+        // The first use keeps the object; the second shares nothing and is new.
+        let secondEdited: PlistValue = ["x", "y", 4, 3]
+        let second = try objects(of: try BinaryPlistWriter().write(secondEdited, layout: layout))
+        #expect(second == [[0xA4, 1, 3, 2, 4], [0x61, 0x00, 0x78], [0x12, 0x00, 0x00, 0x00, 0x04], [0x51, 0x79], [0x10, 0x03]])
+
+        // A new use of a shared value names the noted object, whose spelling is not canonical.
+        let appended: PlistValue = ["x", "x", 3, 3, "x", 3]
+        let third = try objects(of: try BinaryPlistWriter().write(appended, layout: layout))
+        #expect(third == [[0xA6, 1, 1, 2, 2, 1, 2], [0x61, 0x00, 0x78], [0x12, 0x00, 0x00, 0x00, 0x03]])
+    }
+
+    /// What the planner wrote before it encoded scalars while planning (2933f2a, through
+    /// `trove insert trove-copy --xml ...`), for each Apple file with a copy of its own value
+    /// (by way of XML) added under a new key: every scalar of the copy is new and unifies by
+    /// value with a noted one, two of the files' noted integers being 16 bytes wide.
+    private static let copiedDocuments: [(path: String, count: Int, fingerprint: UInt64)] = [
+        ("binary/prefs-com.apple.Accessibility.Assets.plist", 7113, 0x7997_ACAF_3533_6C33),
+        ("binary/prefs-com.apple.Compressor.plist", 4054, 0x894B_D430_6AD7_EE03),
+        ("binary/prefs-com.apple.QuartzComposer.editor.plist", 8946, 0xC161_4C97_2175_2395),
+        ("binary/prefs-com.apple.motionapp.plist", 8478, 0x3112_ADDF_6B0C_AF07),
+        ("binary/prefs-com.apple.screencaptureui.plist", 2977, 0x3682_22BE_DF45_3E00),
+        ("binary/prefs-com.apple.spaces.plist", 5456, 0xB1EC_26B6_1944_22D2),
+        ("binary/prefs-com.apple.universalaccess.plist", 6649, 0x429B_8BDC_FDA1_1BC9),
+    ]
+
+    @Test("an Apple file with a copy of its value added comes out as the previous planner wrote it",
+          .enabled(if: BinaryFixtures.available, "fixture corpus not found: set TROVE_FIXTURES or place it at ../shared/fixtures"))
+    func copiedDocumentsMatchPreviousPlanner() throws {
+        let root = try #require(BinaryFixtures.root)
+        for expected in Self.copiedDocuments {
+            let file = [UInt8](try Data(contentsOf: root.appendingPathComponent(expected.path)))
+            let (value, layout) = try readBinary(file)
+            guard case .dictionary(var dictionary) = value else {
+                Issue.record("\(expected.path): not a dictionary")
+                continue
+            }
+            let xml = try XMLPlistWriter().write(value)
+            let copy = try xml.withUnsafeBytes { raw throws(PlistError) in try XMLPlistReader().read(raw, keepingLayout: false).value }
+            dictionary["trove-copy"] = copy
+            let bytes = try BinaryPlistWriter().write(.dictionary(dictionary), layout: layout)
+            #expect(bytes.count == expected.count, "\(expected.path)")
+            #expect(fingerprint(bytes) == expected.fingerprint, "\(expected.path)")
+            #expect(try readBinary(bytes).value == .dictionary(dictionary), "\(expected.path)")
+        }
+    }
+}
