@@ -32,6 +32,13 @@ struct MemoryGauge {
         ResidentMemory.releaseFreedMemory()
         return ResidentMemory.statusField("VmRSS").map { max(0, $0 - baselineKiB) }
     }
+
+    /// The peak and, after it, what the result holds; call it with the result still alive. Nil
+    /// when the peak cannot be read.
+    func use() -> MemoryUse? {
+        guard let peak = growthKiB() else { return nil }
+        return MemoryUse(peakKiB: peak, retainedKiB: retainedKiB())
+    }
 }
 
 /// What one gauged run of an operation used.
@@ -114,14 +121,13 @@ enum MemoryProbe {
         let start = clock.now
         let produced = try body()
         let elapsed = clock.now - start
-        var growth = gauge?.growthKiB()
-        if growth == nil, let peak = ResidentMemory.lifetimePeakKiB(), let before {
-            growth = max(0, peak - before)
+        var use = gauge?.use()
+        if use == nil, let peak = ResidentMemory.lifetimePeakKiB(), let before {
+            use = MemoryUse(peakKiB: max(0, peak - before), retainedKiB: nil)
         }
-        let retained = gauge?.retainedKiB()
         withExtendedLifetime(produced) {}
-        guard let growth else { throw EngineFailure("cannot read memory statistics") }
-        return (MemoryUse(peakKiB: growth, retainedKiB: retained), elapsed)
+        guard let use else { throw EngineFailure("cannot read memory statistics") }
+        return (use, elapsed)
     }
 }
 

@@ -156,10 +156,7 @@ struct Runner {
             return .failure(error)
         }
         let elapsed = clock.now - start
-        var use: MemoryUse?
-        if let gauge, let peak = gauge.growthKiB() {
-            use = MemoryUse(peakKiB: peak, retainedKiB: gauge.retainedKiB())
-        }
+        let use = gauge?.use()
         withExtendedLifetime(produced) {}
         return .success((elapsed, use))
     }

@@ -110,16 +110,12 @@ struct BinaryLargeDataTable {
     }
 
     /// Writes payload `index` as a data object at `target`, which has room for its encoding;
-    /// returns the encoding's length.
+    /// returns the encoding's length. The marker's spill lands on the payload's first bytes,
+    /// which are written after it (a payload is far longer than the sixteen bytes stored).
     func write(_ index: Int, to target: UnsafeMutableRawPointer) -> Int {
         let payload = payloads[index]
         let marker = BinaryExtendedMarker(type: 0x4, count: payload.count)
-        withUnsafeBytes(of: marker.low.littleEndian) { target.copyMemory(from: $0.baseAddress!, byteCount: min(8, marker.length)) }
-        if marker.length > 8 {
-            withUnsafeBytes(of: marker.high.littleEndian) {
-                (target + 8).copyMemory(from: $0.baseAddress!, byteCount: marker.length - 8)
-            }
-        }
+        marker.store(at: target)
         payload.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress { (target + marker.length).copyMemory(from: base, byteCount: bytes.count) }
         }

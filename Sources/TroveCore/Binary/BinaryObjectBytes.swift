@@ -264,4 +264,13 @@ struct BinaryExtendedMarker {
         high = width == 8 ? bytes >> 48 : 0
         length = 2 + width
     }
+
+    /// Stores the marker at `p` as sixteen bytes, of which only the first `length` are the
+    /// marker: the rest spill onto the bytes the caller writes next (a container's references, a
+    /// data object's payload), which must be at least 16 − `length` bytes long.
+    @inline(__always)
+    func store(at p: UnsafeMutableRawPointer) {
+        p.storeBytes(of: low.littleEndian, as: UInt64.self)
+        p.storeBytes(of: high.littleEndian, toByteOffset: 8, as: UInt64.self)
+    }
 }

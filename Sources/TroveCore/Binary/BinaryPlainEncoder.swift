@@ -512,8 +512,7 @@ struct BinaryPlainEncoder: ~Copyable {
                     // Sixteen bytes stored for at most ten: the rest lies where the container's
                     // fifteen or more references are written next.
                     let marker = BinaryExtendedMarker(type: type, count: entries)
-                    p.storeBytes(of: marker.low.littleEndian, as: UInt64.self)
-                    p.storeBytes(of: marker.high.littleEndian, toByteOffset: 8, as: UInt64.self)
+                    marker.store(at: p)
                     p += marker.length
                 }
                 for reference in references[object.first..<object.first + object.count] {
