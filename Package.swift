@@ -24,8 +24,8 @@ let package = Package(
             name: "TroveCore",
             dependencies: ["CLibXML2", "CTroveFastPaths"]
         ),
-        .target(name: "TroveStore", dependencies: ["TroveCore"]),
-        .target(name: "Trove", dependencies: ["TroveCore", "TroveStore"]),
+        .target(name: "TroveFileIO", dependencies: ["TroveCore"]),
+        .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO"]),
         .executableTarget(
             name: "trove",
             dependencies: [

@@ -1,3 +1,3 @@
 // The umbrella module: `import Trove` gives the whole public API.
 @_exported import TroveCore
-@_exported import TroveStore
+@_exported import TroveFileIO
