@@ -51,7 +51,7 @@ enum Console {
         }
         if let format = error.format { line += format.displayName + ": " }
         line += error.message
-        if let keyPath = error.keyPath, !keyPath.components.isEmpty { line += " (at key path \(keyPath))" }
+        if let keyPath = error.keyPath, !keyPath.isEmpty, error.code != .keyPath { line += " (at key path \(keyPath))" }
         return singleLine(line)
     }
 

@@ -71,91 +71,42 @@ extension NameSpecification {
     }
 }
 
-/// Turns the text of a `--TYPE VALUE` option into a value.
+/// Turns the text of a `--TYPE VALUE` option into a value with the library's parser, as a usage
+/// error worded for the option.
 enum NewValueParsing {
     static func integer(_ text: String) throws(ValidationError) -> PlistValue {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        var digits = Substring(trimmed)
-        let isNegative = digits.first == "-"
-        if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let magnitude = UInt64(digits),
-              let integer = PlistInteger(isNegative: isNegative, magnitude: magnitude)
-        else {
-            throw ValidationError("--integer \(text): not a decimal integer from -9223372036854775808 to 18446744073709551615.")
-        }
-        return .integer(integer)
+        try parse(text, as: .integer) { "--integer \(text): \($0)." }
     }
 
     static func real(_ text: String) throws(ValidationError) -> PlistValue {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let isDecimal = !trimmed.isEmpty && trimmed.allSatisfy { "0123456789+-.eE".contains($0) }
-        guard isDecimal, let number = Double(trimmed), number.isFinite else {
-            throw ValidationError("--float \(text): not a finite decimal number.")
-        }
-        return .real(PlistReal(number))
+        try parse(text, as: .real) { "--float \(text): \($0)." }
     }
 
-    /// Dates are read by the XML reader, so that exactly the forms an XML plist may hold are taken.
     static func date(_ text: String) throws(ValidationError) -> PlistValue {
-        let document = "<plist version=\"1.0\"><date>\(escapedForXML(text))</date></plist>"
-        guard let value = try? Plist.read(Data(document.utf8), options: PlistReadOptions(keepsLayout: false)).value,
-              case .date = value
-        else {
-            throw ValidationError("--date \(text): not a date as XML property lists write it (e.g. 2024-03-09T18:45:00Z).")
-        }
-        return value
+        try parse(text, as: .date) { "--date \(text): \($0)." }
     }
 
     static func data(_ text: String) throws(ValidationError) -> PlistValue {
-        let compact = String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
-        guard let bytes = Data(base64Encoded: compact) else {
-            throw ValidationError("--data: invalid base64 data in argument.")
-        }
-        return .data(bytes)
+        try parse(text, as: .base64Data) { "--data: \($0) in argument." }
     }
 
-    /// Any property list, as plutil's `-xml` takes it. CoreFoundation reads a bare `<dict>...`
-    /// as XML, but Trove's format detection sees old-style data in `<...>`, so text that opens
-    /// with a tag is first tried inside a `<plist>` element.
     static func propertyList(_ text: String) throws(ValidationError) -> PlistValue {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let options = PlistReadOptions(keepsLayout: false)
-        if trimmed.hasPrefix("<"), !trimmed.hasPrefix("<?"), !trimmed.hasPrefix("<!"), !trimmed.hasPrefix("<plist"),
-           let wrapped = try? Plist.read(Data("<plist version=\"1.0\">\(trimmed)</plist>".utf8), options: options) {
-            return wrapped.value
-        }
-        do {
-            return try Plist.read(Data(text.utf8), options: options).value
-        } catch {
-            throw ValidationError("--xml: \(Console.singleLine(error.description))")
-        }
+        try parse(text, as: .propertyList) { "--xml: \($0)" }
     }
 
     static func json(_ text: String) throws(ValidationError) -> PlistValue {
-        let value: PlistValue
+        try parse(text, as: .json) { "--json: \($0)" }
+    }
+
+    private static func parse(
+        _ text: String, as syntax: PlistValueSyntax, message: (String) -> String
+    ) throws(ValidationError) -> PlistValue {
         do {
-            value = try JSONPlistReader().read(Array(text.utf8))
+            return try PlistValue(parsing: text, as: syntax)
         } catch {
-            throw ValidationError("--json: \(Console.singleLine(error.description))")
+            let reason = error.code == .invalidValue ? error.message : error.description
+            throw ValidationError(message(Console.singleLine(reason)))
         }
-        if containsNull(value) { throw ValidationError("--json: null has no property-list form.") }
-        return value
-    }
-
-    /// The reader bounds the nesting, so this recursion is bounded too.
-    private static func containsNull(_ value: PlistValue) -> Bool {
-        switch value {
-        case .null: return true
-        case .array(let elements): return elements.contains(where: containsNull)
-        case .dictionary(let dictionary): return dictionary.values.contains(where: containsNull)
-        default: return false
-        }
-    }
-
-    private static func escapedForXML(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;")
-            .replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
     }
 }
 
@@ -218,11 +169,11 @@ struct ValuePlacementArguments<Command: ValuePlacingCommand>: ParsableArguments 
     func validate() throws { try output.validate(files: files) }
 
     /// Puts the new value at the key path in every file, as `placement` says.
-    func place(as placement: KeyPathEditing.Placement) throws {
+    func place(as placement: PlistValue.KeyPathPlacement) throws {
         let value = try newValue.value()
         let path = PlistKeyPath(keyPath)
         try output.edit(files) { root throws(PlistError) in
-            try KeyPathEditing.place(value, at: path, in: &root, as: placement)
+            try root.insert(value, at: path, placement: placement)
         }
     }
 }

@@ -31,7 +31,7 @@ struct RemoveCommand: ParsableCommand {
     func run() throws {
         let path = PlistKeyPath(keyPath)
         try output.edit(files) { root throws(PlistError) in
-            try KeyPathEditing.remove(at: path, in: &root)
+            try root.removeValue(at: path)
         }
     }
 }

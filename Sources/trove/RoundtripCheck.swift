@@ -144,7 +144,7 @@ enum FormatCapability {
         while let (depth, component, item) = pending.popLast() {
             path.removeLast(path.count - max(0, depth - 1))
             if let component { path.append(component) }
-            var place: String { path.isEmpty ? "the root" : PlistKeyPath(components: path).description }
+            var place: String { path.isEmpty ? "the root" : PlistKeyPath(keys: path).description }
             switch item {
             case .array(let elements):
                 for (index, element) in elements.enumerated().reversed() { pending.append((depth + 1, String(index), element)) }

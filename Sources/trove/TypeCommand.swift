@@ -77,10 +77,10 @@ extension InputFile {
         let file = try MappedFile(self.path)
         guard PlistFormat.detect(file.bytes) == .binary else {
             let document = try Plist.read(bytes: file.bytes, options: PlistReadOptions(keepsLayout: false))
-            return .value(try KeyPathEditing.value(at: path, in: document.value))
+            return .value(try document.value.value(at: path))
         }
         guard let node = try LazyBinaryPlist(source: file).node(at: path) else {
-            throw KeyPathEditing.noValue(at: path)
+            throw PlistError.noValue(at: path)
         }
         return .node(node)
     }

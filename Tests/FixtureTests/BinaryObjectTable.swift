@@ -128,8 +128,8 @@ struct BinaryObjectTable {
             case .key(let key):
                 guard isDictionary(current) else { return nil }
                 let half = refs.count / 2
-                // The last entry with a key wins, as in the readers, when keys repeat.
-                guard let slot = (0..<half).last(where: { string(refs[$0]) == key }) else { return nil }
+                // The first entry with a key wins when keys repeat, as in CoreFoundation's binary reader.
+                guard let slot = (0..<half).first(where: { string(refs[$0]) == key }) else { return nil }
                 current = refs[half + slot]
             }
         }

@@ -116,11 +116,7 @@ struct CorpusReadTests {
 
     /// Files where the toolchain's Foundation was seen to read something other than the manifest's
     /// expected value. The tests keep the manifest's value; these are reported for the lead.
-    static let knownFoundationDifferences: [String: String] = [
-        "binary/go-plist-duplicate-dictionary-keys-binary.bplist":
-            "CoreFoundation's binary reader builds dictionaries with add-if-absent, so the FIRST duplicate key wins "
-            + "(the manifest and the brief say the last wins, as in XML)"
-    ]
+    static let knownFoundationDifferences: [String: String] = [:]
 
     /// One line of corpus numbers for the report, read sequentially.
     @Test("Summary: corpus read numbers")

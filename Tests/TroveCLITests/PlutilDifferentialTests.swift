@@ -61,10 +61,10 @@ struct PlutilDifferentialTests {
             switch next {
             case .array(let elements):
                 for (index, element) in elements.enumerated().reversed() {
-                    pending.append((path.appending(String(index)), element))
+                    pending.append((path.appending(index: index), element))
                 }
             case .dictionary(let entries):
-                for (key, element) in entries.reversed() { pending.append((path.appending(key), element)) }
+                for (key, element) in entries.reversed() { pending.append((path.appending(key: key), element)) }
             default: continue
             }
         }

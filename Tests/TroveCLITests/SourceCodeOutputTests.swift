@@ -21,9 +21,6 @@ struct SourceCodeOutputTests {
     /// Corpus files where plutil's output differs because plutil *reads* the file differently;
     /// the writers are not involved. Each entry says why.
     static let knownReadDifferences: [String: String] = [
-        // Trove keeps a repeated key's last value (as the corpus expects, see Formats.md); the
-        // toolchain's Foundation keeps the first for binary files.
-        "binary/go-plist-duplicate-dictionary-keys-binary.bplist": "repeated key: last value (Trove) vs first (Foundation)",
         // plutil bug: JSONSerialization reads -9223372036854775808 as a Double, so plutil writes
         // it as a real (-9223372036854775808.000000) and adds a [String : Any] annotation.
         "json/libplist-int64_min_max.json": "Foundation's JSON reader turns INT64_MIN into a real",

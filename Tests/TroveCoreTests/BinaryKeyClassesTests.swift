@@ -4,7 +4,8 @@ import TroveTestSupport
 
 /// The binary reader proves a dictionary's keys distinct through ``BinaryKeyClasses`` and leaves
 /// everything it cannot prove to the assembler; together they must decide exactly as inserting
-/// the entries one at a time does (first position, last value).
+/// the entries one at a time, adding only absent keys, does (first position, first value: the
+/// rule of CoreFoundation's binary reader).
 @Suite("Binary key classes")
 struct BinaryKeyClassesTests {
     @Test("a key object shared by many dictionaries is admitted once per dictionary")
@@ -113,7 +114,7 @@ struct BinaryKeyClassesTests {
                 var valueRefs: [Int] = []
                 for (i, key) in chosen.enumerated() {
                     valueRefs.append(builder.add([0x10, UInt8(i)]))
-                    storage[key.text] = .integer(PlistInteger(i))
+                    if storage[key.text] == nil { storage[key.text] = .integer(PlistInteger(i)) }
                 }
                 let refs = chosen.map(\.index) + valueRefs
                 dictionaryObjects.append(builder.add([0xD0 | UInt8(size)] + refs.flatMap { binaryBigEndian(UInt64($0), width: 2) }))
@@ -188,7 +189,7 @@ struct BinaryKeyClassesTests {
                 var storage = PlistDictionary()
                 var valueRefs: [Int] = []
                 for (i, key) in order.enumerated() {
-                    storage[key.text] = .integer(PlistInteger(i % 7))
+                    if storage[key.text] == nil { storage[key.text] = .integer(PlistInteger(i % 7)) }
                     valueRefs.append(builder.add([0x10, UInt8(i % 7)]))
                 }
                 expected.append(.dictionary(storage))

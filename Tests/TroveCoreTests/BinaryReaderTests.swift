@@ -212,7 +212,7 @@ struct BinaryReaderMarkerTests {
         #expect(value.dictionaryValue?.keys == ["b", "a"])
     }
 
-    @Test("a repeated key keeps its first position and its last value")
+    @Test("a repeated key keeps its first position and its first value, as CoreFoundation's binary reader does")
     func duplicateKeys() throws {
         var builder = BinaryPlistBuilder()
         builder.add([0xD3, 1, 2, 1, 3, 4, 5])
@@ -223,7 +223,15 @@ struct BinaryReaderMarkerTests {
         builder.add([0x10, 0x03])
         let (value, layout) = try readBinary(builder.build())
         #expect(value.dictionaryValue?.keys == ["k", "z"])
-        #expect(value == .dictionary(["k": 3, "z": 2]))
+        #expect(value == .dictionary(["k": 1, "z": 2]))
+        // The lazy reader answers as the full one: lookup, iteration and materializing.
+        let lazy = try LazyBinaryPlist(Data(builder.build()))
+        let root = try lazy.root()
+        #expect(try root.child(forKey: "k")?.materialize() == 1)
+        #expect(try root.keys() == ["k", "z"])
+        var entries = try root.entries()
+        #expect(try entries.next()?.value.materialize() == 1)
+        #expect(try lazy.materialize() == value)
         // The notes keep the repeated entry, so the file comes back whole.
         #expect(try BinaryPlistWriter().write(value, layout: layout) == builder.build())
         // Once the keys change, the repeat is gone and the value is written as it is.

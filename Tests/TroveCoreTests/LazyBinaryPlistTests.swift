@@ -102,7 +102,7 @@ private struct TreeComparison {
                     guard index < elements.count else { break }
                     let looked = try node.element(at: index)
                     check(looked?.objectIndex == element.objectIndex, "\(path).\(index): element(at:) differs from iteration")
-                    pending.append((element, elements[index], path.appending(String(index))))
+                    pending.append((element, elements[index], path.appending(index: index)))
                     index += 1
                 }
                 check(index == elements.count, "\(path): iterated \(index) of \(elements.count) elements")
@@ -120,7 +120,7 @@ private struct TreeComparison {
                         let looked = try node.child(forKey: key)
                         check(looked?.objectIndex == child.objectIndex, "\(path).\(key): child(forKey:) differs from iteration")
                     }
-                    pending.append((child, dictionary[position].value, path.appending(key)))
+                    pending.append((child, dictionary[position].value, path.appending(key: key)))
                     position += 1
                 }
                 check(position == dictionary.count, "\(path): iterated \(position) of \(dictionary.count) entries")
@@ -294,7 +294,7 @@ struct LazyBinaryPlistLookupTests {
         #expect(try root.child(forKey: "name")?.keys() == [])
     }
 
-    @Test("a repeated key answers with its last value and counts once, as the full decode")
+    @Test("a repeated key answers with its first value and counts once, as the full decode")
     func repeatedKeys() throws {
         let bytes = file([
             [0xD3, 1, 2, 1, 3, 4, 5],  // {"a": 1, "b": 2, "a": 3}
@@ -302,13 +302,13 @@ struct LazyBinaryPlistLookupTests {
         ])
         let root = try lazy(bytes).root()
         let full = try readBinary(bytes).value
-        #expect(try root.child(forKey: "a")?.materialize() == 3)
+        #expect(try root.child(forKey: "a")?.materialize() == 1)
         #expect(try root.child(forKey: "a")?.materialize() == full["a"])
         #expect(root.storedCount == 3)
         #expect(try root.count() == 2)
         #expect(try root.keys() == ["a", "b"])
         var entries = try root.entries()
-        #expect(try entries.collect().map { try $0.value.materialize() } == [3, 2])
+        #expect(try entries.collect().map { try $0.value.materialize() } == [1, 2])
         #expect(try root.materialize() == full)
     }
 
@@ -544,8 +544,10 @@ struct LazyBinaryPlistHostileTests {
         expectFailure(bytes, .badKey) { plist throws(PlistError) in _ = try plist.root().keys() }
         expectFailure(bytes, .badKey) { plist throws(PlistError) in _ = try plist.root().count() }
         expectFailure(bytes, .badKey) { plist throws(PlistError) in _ = try plist.materialize() }
-        // The lookup scans from the last key back, so a key after the bad one is still found.
-        #expect(try lazy(bytes).node(at: "b")?.materialize() == 9)
+        // The lookup scans from the first key on, so a key after the bad one is not reached.
+        expectFailure(bytes, .badKey) { plist throws(PlistError) in _ = try plist.node(at: "b") }
+        let badKeyLast = file([[0xD2, 1, 2, 3, 3], ascii("b"), int(1), int(9)])
+        #expect(try lazy(badKeyLast).node(at: "b")?.materialize() == 9)
         let containerKey = file([[0xD1, 0, 1], int(1)])
         expectFailure(containerKey, .badKey) { plist throws(PlistError) in _ = try plist.node(at: "x") }
         #expect(binaryReadError(bytes)?.code == .badKey)

@@ -3,18 +3,20 @@ import TroveTestSupport
 @testable import TroveCore
 
 /// The readers build every dictionary through ``PlistDictionaryAssembler``; it must decide
-/// exactly as inserting the entries one at a time into a list does (first position, last value,
-/// keys equal when their code units are).
+/// exactly as inserting the entries one at a time into a list does (first position, the value
+/// the rule picks, keys equal when their code units are).
 @Suite("Dictionary assembler")
 struct PlistDictionaryAssemblerTests {
     /// The definition the assembler must match: a list searched by code units.
-    static func oneAtATime(_ keys: [String], _ values: [PlistValue]) -> (keys: [String], values: [PlistValue], repeated: Bool) {
+    static func oneAtATime(
+        _ keys: [String], _ values: [PlistValue], keeping rule: RepeatedKeyRule
+    ) -> (keys: [String], values: [PlistValue], repeated: Bool) {
         var outKeys: [String] = []
         var outValues: [PlistValue] = []
         var repeated = false
         for (key, value) in zip(keys, values) {
             if let i = outKeys.firstIndex(where: { Array($0.utf8) == Array(key.utf8) }) {
-                outValues[i] = value
+                if rule == .lastValue { outValues[i] = value }
                 repeated = true
             } else {
                 outKeys.append(key)
@@ -27,9 +29,18 @@ struct PlistDictionaryAssemblerTests {
     private static func check(
         _ assembler: inout PlistDictionaryAssembler, _ keys: [String], sourceLocation: SourceLocation = #_sourceLocation
     ) {
+        for rule in [RepeatedKeyRule.firstValue, .lastValue] {
+            check(&assembler, keys, keeping: rule, sourceLocation: sourceLocation)
+        }
+    }
+
+    private static func check(
+        _ assembler: inout PlistDictionaryAssembler, _ keys: [String], keeping rule: RepeatedKeyRule,
+        sourceLocation: SourceLocation
+    ) {
         let values = keys.indices.map { PlistValue.integer(PlistInteger($0)) }
-        let expected = oneAtATime(keys, values)
-        let (dictionary, repeated) = assembler.assemble(keys: keys, values: values)
+        let expected = oneAtATime(keys, values, keeping: rule)
+        let (dictionary, repeated) = assembler.assemble(keys: keys, values: values, keeping: rule)
         #expect(repeated == expected.repeated, "keys \(keys)", sourceLocation: sourceLocation)
         // Order matters here: the dictionary's own == ignores it.
         #expect(dictionary.keys.map { Array($0.utf8) } == expected.keys.map { Array($0.utf8) }, sourceLocation: sourceLocation)
@@ -73,7 +84,7 @@ struct PlistDictionaryAssemblerTests {
             let pairs: [[String]] = [["e\u{301}", "é"], ["K", "\u{212A}"], ["\u{37E}", ";"]]
             for pair in pairs {
                 let keys = pair + (0..<few).map { "x\($0)" }
-                let (dictionary, repeated) = assembler.assemble(keys: keys, values: keys.map { .string($0) })
+                let (dictionary, repeated) = assembler.assemble(keys: keys, values: keys.map { .string($0) }, keeping: .lastValue)
                 #expect(!repeated && dictionary.count == keys.count, "\(pair)")
                 #expect(dictionary[pair[0]] == .string(pair[0]) && dictionary[pair[1]] == .string(pair[1]))
             }

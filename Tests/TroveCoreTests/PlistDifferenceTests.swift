@@ -59,7 +59,7 @@ struct PlistDifferenceTests {
         let new: PlistValue = ["com.example": ["Window": ["Frame": [0, 0, 1024, 600]]]]
         let differences = new.differences(from: old)
         #expect(differences.count == 1)
-        #expect(differences.first?.keyPath.components == ["com.example", "Window", "Frame", "2"])
+        #expect(differences.first?.keyPath.components == ["com.example", "Window", "Frame", 2])
         #expect(differences.first?.keyPath.description == "com\\.example.Window.Frame.2")
         // The path leads to the changed values on both sides.
         let path = try #require(differences.first?.keyPath)
@@ -150,7 +150,7 @@ struct PlistDifferenceTests {
         #expect(chain(["k": 1]).differences(from: chain(["k": 1])).isEmpty)
         let differing = chain(["k": 2]).differences(from: chain(["k": 1]), limit: 4)
         #expect(differing.count == 4)
-        #expect(differing.first?.keyPath.components == Array(repeating: "0", count: 60) + ["k"])
+        #expect(differing.first?.keyPath.components == Array(repeating: .index(0), count: 60) + ["k"])
         #expect(differing.first?.change == .changed(from: 1, to: 2))
     }
 
@@ -184,7 +184,7 @@ struct PlistDifferenceTests {
         var description: String
     }
 
-    private static func set(_ newValue: PlistValue?, at path: ArraySlice<String>, in value: inout PlistValue) throws {
+    private static func set(_ newValue: PlistValue?, at path: ArraySlice<PlistKeyPath.Component>, in value: inout PlistValue) throws {
         guard let first = path.first else {
             guard let newValue else { throw PathError(description: "cannot remove the root") }
             value = newValue
@@ -193,16 +193,17 @@ struct PlistDifferenceTests {
         let rest = path.dropFirst()
         switch value {
         case .dictionary(var entries):
+            guard case .key(let key) = first else { throw PathError(description: "index \(first) into a dictionary") }
             if rest.isEmpty {
-                entries[first] = newValue
+                entries[key] = newValue
             } else {
-                var child = try #require(entries[first])
+                var child = try #require(entries[key])
                 try set(newValue, at: rest, in: &child)
-                entries[first] = child
+                entries[key] = child
             }
             value = .dictionary(entries)
         case .array(var elements):
-            let index = try #require(Int(first))
+            guard case .index(let index) = first else { throw PathError(description: "key \(first) into an array") }
             if rest.isEmpty {
                 switch (newValue, index) {
                 case (let newValue?, elements.count): elements.append(newValue)

@@ -66,7 +66,7 @@ struct XMLErrorTests {
     func keyPaths() {
         let e = XMLTestSupport.error(reading: "<plist><dict><key>a</key><array><integer>1</integer><integer>x</integer></array></dict></plist>")
         #expect(e?.code == .badInteger)
-        #expect(e?.keyPath == PlistKeyPath(components: ["a", "1"]))
+        #expect(e?.keyPath == PlistKeyPath(components: ["a", 1]))
     }
 
     @Test("root errors: none, two, empty plist")

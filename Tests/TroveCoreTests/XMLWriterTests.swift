@@ -100,7 +100,7 @@ struct XMLWriterTests {
             Issue.record("null was written")
         } catch {
             #expect(error.code == .unsupportedValue)
-            #expect(error.keyPath == PlistKeyPath(components: ["a", "0"]))
+            #expect(error.keyPath == PlistKeyPath(components: ["a", 0]))
         }
     }
 

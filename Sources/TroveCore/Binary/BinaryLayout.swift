@@ -77,13 +77,13 @@ public struct BinaryLayout: Sendable {
     }
 
     /// A dictionary whose file entries repeat a key. The value keeps each key once, at its first
-    /// position with its last value (as Apple's readers do); this note keeps the file's key
+    /// position with its first value (as CoreFoundation's binary reader does); this note keeps the file's key
     /// sequence and the values the repeats hid, so an unchanged dictionary is written back with
     /// all of its entries. Used only while the dictionary still has exactly the noted keys.
     struct RepeatedKeys: Sendable {
         /// Every entry's key, in file order, repeats included.
         var keys: [String]
-        /// The values of entries a later entry with the same key overrode, by entry index.
+        /// The values of the later entries of a repeated key, which the first one hid, by entry index.
         var hiddenValues: [Int: PlistValue]
     }
 

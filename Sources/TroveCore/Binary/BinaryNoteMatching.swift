@@ -52,8 +52,8 @@ extension BinaryObjectPlanner {
     }
 
     /// The file's entries of a dictionary whose keys repeated, when its notes say so and it still
-    /// has exactly the noted keys: every noted key in file order, each with the value it hid or,
-    /// for its last occurrence, the dictionary's value.
+    /// has exactly the noted keys: every noted key in file order, each later occurrence with the
+    /// value it held and the first with the dictionary's value.
     func restoredEntries(of entries: PlistDictionary, subtree: Int?) -> [(String, PlistValue)]? {
         guard let subtree, let layout, !layout.repeatedKeys.isEmpty,
             let repeated = layout.repeatedKeys[UInt32(truncatingIfNeeded: subtree)]

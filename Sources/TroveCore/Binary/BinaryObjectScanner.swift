@@ -259,8 +259,9 @@ struct BinaryObjectScanner: ~Copyable {
                 dictionary = PlistDictionary(uncheckedUniqueKeys: keys, values: values.popArray(from: frame.base))
                 repeated = false
             } else {
-                // A repeated key keeps its first position and its last value, as CoreFoundation does.
-                (dictionary, repeated) = dictionaries.assemble(keys: keys, values: values.popArray(from: frame.base))
+                // CoreFoundation's binary reader adds only absent keys: the first entry wins.
+                (dictionary, repeated) = dictionaries.assemble(
+                    keys: keys, values: values.popArray(from: frame.base), keeping: .firstValue)
             }
             if keepsLayout && repeated {
                 noteRepeatedKeys(count: frame.count, refsAt: frame.refs, walkPosition: frame.walkIndex)
@@ -458,10 +459,10 @@ struct BinaryObjectScanner: ~Copyable {
             guard objects.state(object) == .cached, case .string(let key) = objects.value(object) else { return }
             keys.append(key)
         }
-        var lastOccurrence: [String: Int] = [:]
-        for (i, key) in keys.enumerated() { lastOccurrence[key] = i }
+        var firstOccurrence: [String: Int] = [:]
+        for (i, key) in keys.enumerated() where firstOccurrence[key] == nil { firstOccurrence[key] = i }
         var hidden: [Int: PlistValue] = [:]
-        for (i, key) in keys.enumerated() where lastOccurrence[key] != i {
+        for (i, key) in keys.enumerated() where firstOccurrence[key] != i {
             let object = Int(bytes.loadBigEndian(at: refs + (count + i) * refSize, width: refSize))
             switch objects.state(object) {
             case .cached: hidden[i] = objects.value(object)

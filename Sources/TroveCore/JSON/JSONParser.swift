@@ -359,12 +359,12 @@ struct JSONParser {
 
     /// Where in the value the parser is: the keys and element indexes of the open containers.
     private func currentKeyPath() -> PlistKeyPath? {
-        var components: [String] = []
+        var components: [PlistKeyPath.Component] = []
         for frame in tree.stack {
             if frame.isArray {
-                components.append(String(frame.items.count))
+                components.append(.index(frame.items.count))
             } else if let key = frame.pendingKey {
-                components.append(key)
+                components.append(.key(key))
             } else {
                 break
             }

@@ -412,12 +412,12 @@ struct OpenStepParser {
 
     /// Where in the value the parser is: the keys and element indexes of the open containers.
     private func currentKeyPath() -> PlistKeyPath? {
-        var components: [String] = []
+        var components: [PlistKeyPath.Component] = []
         for frame in tree.stack {
             if frame.kind == .array {
-                components.append(String(frame.items.count))
+                components.append(.index(frame.items.count))
             } else if let key = frame.pendingKey {
-                components.append(key)
+                components.append(.key(key))
             } else {
                 break
             }

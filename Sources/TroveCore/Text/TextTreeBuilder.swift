@@ -108,6 +108,6 @@ final class TextDictionaryAssembler {
     private let assembler = PlistDictionaryAssembler()
 
     func assemble(keys: [String], values: [PlistValue]) -> PlistDictionary {
-        assembler.assemble(keys: keys, values: values).dictionary
+        assembler.assemble(keys: keys, values: values, keeping: .lastValue).dictionary
     }
 }

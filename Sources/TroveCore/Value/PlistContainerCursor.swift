@@ -67,9 +67,9 @@ struct PlistContainerCursor {
     }
 
     /// The key-path step of the child handed out last: its key, or its index in an array.
-    var currentComponent: String {
-        guard isDictionary else { return String(next - 1) }
-        return keys[order.isEmpty ? next - 1 : order[next - 1]]
+    var currentComponent: PlistKeyPath.Component {
+        guard isDictionary else { return .index(next - 1) }
+        return .key(keys[order.isEmpty ? next - 1 : order[next - 1]])
     }
 
     /// The path to the child the innermost of `cursors` handed out last; `cursors` run outermost

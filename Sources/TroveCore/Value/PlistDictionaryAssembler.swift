@@ -1,5 +1,6 @@
 /// Turns the keys and values a reader collected for one dictionary into a ``PlistDictionary``,
-/// resolving repeated keys as CoreFoundation does: first position, last value.
+/// resolving repeated keys as CoreFoundation's reader of that format does (see
+/// ``RepeatedKeyRule``).
 ///
 /// Most dictionaries in a file have no repeated key, so the assembler proves that and hands both
 /// arrays over unchanged. For a dictionary large enough to keep a hash table, the proof is the
@@ -22,9 +23,12 @@ struct PlistDictionaryAssembler: ~Copyable {
         self.seed = seed
     }
 
-    /// The dictionary of `keys[i]: values[i]`, and whether any key occurred more than once.
-    /// `keys` and `values` have the same count.
-    func assemble(keys: [String], values: [PlistValue]) -> (dictionary: PlistDictionary, repeated: Bool) {
+    /// The dictionary of `keys[i]: values[i]`, and whether any key occurred more than once; a
+    /// repeated key keeps its first position and the value `rule` picks. `keys` and `values`
+    /// have the same count.
+    func assemble(
+        keys: [String], values: [PlistValue], keeping rule: RepeatedKeyRule
+    ) -> (dictionary: PlistDictionary, repeated: Bool) {
         precondition(keys.count == values.count, "a dictionary needs as many keys as values")
         if keys.count > PlistDictionary.linearSearchLimit {
             let built = keys.withUnsafeBufferPointer { PlistKeyIndex.build(checking: $0, seed: seed) }
@@ -34,7 +38,16 @@ struct PlistDictionaryAssembler: ~Copyable {
         } else if keys.count < 2 || hasNoRepeats(keys) {
             return (PlistDictionary(keys: keys, values: values, index: nil), false)
         }
-        return (PlistDictionary(zip(keys, values)), true)
+        switch rule {
+        case .lastValue:
+            return (PlistDictionary(zip(keys, values)), true)
+        case .firstValue:
+            var dictionary = PlistDictionary(minimumCapacity: keys.count)
+            for (key, value) in zip(keys, values) where dictionary.index(forKey: key) == nil {
+                dictionary.updateValue(value, forKey: key)
+            }
+            return (dictionary, true)
+        }
     }
 
     /// True when no two of at most ``PlistDictionary/linearSearchLimit`` keys are equal.
@@ -51,4 +64,17 @@ struct PlistDictionaryAssembler: ~Copyable {
             keys.indices.allSatisfy { scratch.insert($0, of: keys) == nil }
         }
     }
+}
+
+/// Which value a dictionary keeps for a key its document repeats. The key always stays at its
+/// first position.
+///
+/// CoreFoundation differs by format: its binary reader builds a dictionary adding only keys not
+/// yet present, so the first entry wins; its XML reader (and the OpenStep and JSON readers) set
+/// each entry in turn, so the last one wins.
+enum RepeatedKeyRule: Sendable {
+    /// The first entry's value (binary plists).
+    case firstValue
+    /// The last entry's value (XML, OpenStep, JSON).
+    case lastValue
 }

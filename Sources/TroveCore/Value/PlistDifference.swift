@@ -140,7 +140,7 @@ struct DifferenceWalk {
     }
 
     private var frames: [Frame] = []
-    private var path: [String] = []
+    private var path: [PlistKeyPath.Component] = []
     /// Container pairs already walked without finding a difference.
     private var proven = Set<StoragePair>()
     /// The difference found by the last step, waiting to be returned.
@@ -164,7 +164,7 @@ struct DifferenceWalk {
             frames[top].next += 1
             switch frames[top].children {
             case let .arrays(oldElements, newElements):
-                let component = String(index)
+                let component = PlistKeyPath.Component.index(index)
                 if index >= newElements.count {
                     report(.removed(oldElements[index]), component: component)
                 } else if index >= oldElements.count {
@@ -175,9 +175,9 @@ struct DifferenceWalk {
             case let .dictionaries(oldEntries, newEntries, keys):
                 let key = keys[index]
                 switch (oldEntries[key], newEntries[key]) {
-                case let (oldChild?, newChild?): visit(oldChild, newChild, component: key)
-                case let (oldChild?, nil): report(.removed(oldChild), component: key)
-                case let (nil, newChild?): report(.added(newChild), component: key)
+                case let (oldChild?, newChild?): visit(oldChild, newChild, component: .key(key))
+                case let (oldChild?, nil): report(.removed(oldChild), component: .key(key))
+                case let (nil, newChild?): report(.added(newChild), component: .key(key))
                 case (nil, nil): break
                 }
             }
@@ -188,7 +188,7 @@ struct DifferenceWalk {
 
     /// Compares two values at the current path plus `component`: scalars outright, containers of
     /// the same kind by entering a frame for their children.
-    private mutating func visit(_ old: PlistValue, _ new: PlistValue, component: String?) {
+    private mutating func visit(_ old: PlistValue, _ new: PlistValue, component: PlistKeyPath.Component?) {
         let frame: Frame
         switch (old, new) {
         case let (.array(oldElements), .array(newElements)):
@@ -216,7 +216,7 @@ struct DifferenceWalk {
         frames.append(frame)
     }
 
-    private mutating func report(_ change: PlistDifference.Change, component: String?) {
+    private mutating func report(_ change: PlistDifference.Change, component: PlistKeyPath.Component?) {
         var components = path
         if let component { components.append(component) }
         ready = PlistDifference(keyPath: PlistKeyPath(components: components), change: change)

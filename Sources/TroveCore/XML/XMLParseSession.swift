@@ -112,15 +112,15 @@ struct XMLParseSession: ~Copyable {
     /// Where in the value the parse stands: the pending key of each open dictionary and the
     /// next index of each open array.
     private var currentKeyPath: PlistKeyPath? {
-        var components: [String] = []
+        var components: [PlistKeyPath.Component] = []
         for (i, frame) in frames.enumerated() {
             let valuesEnd = i + 1 < frames.count ? frames[i + 1].valueBase : values.count
             let keysEnd = i + 1 < frames.count ? frames[i + 1].keyBase : keys.count
             switch frame.kind {
-            case .array: components.append(String(valuesEnd - frame.valueBase))
+            case .array: components.append(.index(valuesEnd - frame.valueBase))
             case .dict:
                 // The key waiting for its value, if any.
-                if keysEnd - frame.keyBase > valuesEnd - frame.valueBase { components.append(keys[keysEnd - 1]) }
+                if keysEnd - frame.keyBase > valuesEnd - frame.valueBase { components.append(.key(keys[keysEnd - 1])) }
             default: break
             }
         }
@@ -274,7 +274,7 @@ struct XMLParseSession: ~Copyable {
     /// key keeps its first position and takes the last value, as in CF.
     private mutating func takeDictionary(_ frame: Frame) -> PlistDictionary {
         let (dictionary, repeated) = dictionaries.assemble(
-            keys: keys.popArray(from: frame.keyBase), values: values.popArray(from: frame.valueBase))
+            keys: keys.popArray(from: frame.keyBase), values: values.popArray(from: frame.valueBase), keeping: .lastValue)
         if repeated { hasRepeatedKeys = true }
         return dictionary
     }

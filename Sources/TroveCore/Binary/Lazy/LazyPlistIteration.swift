@@ -13,13 +13,14 @@ extension LazyPlistNode {
 
     /// The entries of this dictionary in the order of ``keys()``, each value a node that is made
     /// (its header read and validated) only when the iterator reaches it; empty for other kinds.
-    /// A repeated key yields the value of its last occurrence, as in ``child(forKey:)``.
+    /// A repeated key yields the value of its first occurrence, as in ``child(forKey:)``.
     public func entries() throws(PlistError) -> LazyPlistEntries {
         guard kind == .dictionary else { return LazyPlistEntries(dictionary: self, slots: []) }
         return LazyPlistEntries(dictionary: self, slots: try entrySlots())
     }
 
-    /// Every distinct key with the slot of the value it keeps: its first position, its last value.
+    /// Every distinct key with the slot of its first occurrence, whose value it keeps (as
+    /// CoreFoundation's binary reader does).
     private func entrySlots() throws(PlistError) -> [(key: String, valueSlot: Int)] {
         var slots: [(key: String, valueSlot: Int)] = []
         slots.reserveCapacity(header.count)
@@ -27,9 +28,7 @@ extension LazyPlistNode {
         positionOfKey.reserveCapacity(header.count)
         for slot in 0..<header.count {
             let key = try key(slot)
-            if let earlier = positionOfKey[key] {
-                slots[earlier].valueSlot = slot
-            } else {
+            if positionOfKey[key] == nil {
                 positionOfKey[key] = slots.count
                 slots.append((key, slot))
             }

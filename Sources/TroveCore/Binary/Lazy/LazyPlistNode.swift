@@ -6,7 +6,7 @@
 /// ``materialize()`` decodes this subtree and nothing else.
 ///
 /// Lookups follow the full reader's rules: a dictionary with a repeated key answers with the
-/// value of the last occurrence, keys are compared by code units (canonically equivalent
+/// value of the first occurrence, keys are compared by code units (canonically equivalent
 /// spellings are different keys, as in CoreFoundation), and depth is counted from the root. A
 /// container that contains itself along the walked path is a `reference-cycle` error.
 public struct LazyPlistNode: Sendable {
@@ -95,19 +95,17 @@ public struct LazyPlistNode: Sendable {
 
     /// The value for `key` when this is a dictionary that has it; nil otherwise.
     ///
-    /// Key objects are compared from the last entry backwards, so a repeated key answers with its
-    /// last value, as the full reader's dictionary holds. ASCII keys are compared byte for byte;
-    /// only keys with other characters are decoded.
+    /// Key objects are compared from the first entry on, so a repeated key answers with its
+    /// first value, as the full reader's dictionary holds (CoreFoundation's binary rule). ASCII
+    /// keys are compared byte for byte; only keys with other characters are decoded.
     public func child(forKey key: String) throws(PlistError) -> LazyPlistNode? {
         guard kind == .dictionary else { return nil }
         let matcher = LazyKeyMatcher(key)
-        var slot = header.count - 1
-        while slot >= 0 {
+        for slot in 0..<header.count {
             let keyHeader = try self.keyHeader(slot)
             if try matcher.matches(keyHeader, in: table) {
                 return try child(referencedAt: referencePosition(header.count + slot))
             }
-            slot -= 1
         }
         return nil
     }
@@ -119,8 +117,8 @@ public struct LazyPlistNode: Sendable {
     }
 
     /// The node at `path` below this one, with the rules of ``PlistValue/subscript(keyPath:)``:
-    /// a dictionary takes the component as a key, an array as a decimal index (`Int(component)`),
-    /// and a scalar before the end of the path, like a missing key, gives nil.
+    /// a dictionary takes a key component, an array an index or a key of decimal digits, and a
+    /// scalar before the end of the path, like a missing key, gives nil.
     ///
     /// - Throws: ``PlistError`` when an object on the way is malformed, with `keyPath` set to
     ///   the components walked so far.
@@ -130,9 +128,11 @@ public struct LazyPlistNode: Sendable {
             let next: LazyPlistNode?
             do {
                 switch current.kind {
-                case .dictionary: next = try current.child(forKey: component)
+                case .dictionary:
+                    guard case .key(let key) = component else { return nil }
+                    next = try current.child(forKey: key)
                 case .array:
-                    guard let index = Int(component) else { return nil }
+                    guard let index = component.arrayIndex else { return nil }
                     next = try current.element(at: index)
                 default: return nil
                 }

@@ -55,8 +55,8 @@ struct LazySubtreeDecoder {
                 if stack[last].isDictionary {
                     let key = stack[last].keys[stack[last].next - 1]
                     stack[last].expanded.bytes = stack[last].expanded.bytes.saturatingAdd(key.utf8.count)
-                    // A repeated key keeps its first position and its last value.
-                    stack[last].entries[key] = value
+                    // A repeated key keeps its first position and its first value.
+                    if stack[last].entries.index(forKey: key) == nil { stack[last].entries[key] = value }
                 } else {
                     stack[last].elements.append(value)
                 }
