@@ -31,18 +31,27 @@ public enum PlistLayout: Sendable {
     case xml(XMLLayout)
 }
 
-/// Options for reading.
+/// Options for reading, passed through to the format's reader.
 public struct PlistReadOptions: Sendable {
     /// Resource limits.
     public var limits: PlistLimits
     /// Whether to record layout notes for a lossless rewrite. Off saves a little time and memory
     /// when the document will only be read.
     public var keepsLayout: Bool
+    /// The OpenStep reader's switches (GNUstep's typed `<*I5>` values).
+    public var openStep: OpenStepPlistReader.Options
+    /// The JSON reader's switches (``JSONPlistReader/Options/strict``).
+    public var json: JSONPlistReader.Options
 
     /// Options with the default limits and layout notes on.
-    public init(limits: PlistLimits = .default, keepsLayout: Bool = true) {
+    public init(
+        limits: PlistLimits = .default, keepsLayout: Bool = true,
+        openStep: OpenStepPlistReader.Options = [], json: JSONPlistReader.Options = []
+    ) {
         self.limits = limits
         self.keepsLayout = keepsLayout
+        self.openStep = openStep
+        self.json = json
     }
 }
 
@@ -61,30 +70,17 @@ public enum Plist {
         guard let format = PlistFormat.detect(bytes) else {
             throw PlistError(.unknownFormat, "empty input is not a property list")
         }
-        switch format {
-        case .binary:
-            let reader = BinaryPlistReader(limits: options.limits)
-            let (value, layout) = try reader.read(bytes, keepingLayout: options.keepsLayout)
-            return PlistDocument(value: value, format: .binary, layout: layout.map { .binary($0) })
-        case .xml:
-            let reader = XMLPlistReader(limits: options.limits)
-            let (value, layout) = try reader.read(bytes, keepingLayout: options.keepsLayout)
-            return PlistDocument(value: value, format: .xml, layout: layout.map { .xml($0) })
-        case .openStep:
-            // `{` and `"` open both OpenStep and JSON documents. CoreFoundation's reading comes first
-            // (plutil reads `5` as the string "5"); JSON is the fallback, as in plutil.
-            do {
-                let value = try OpenStepPlistReader(limits: options.limits).read(bytes)
-                return PlistDocument(value: value, format: .openStep)
-            } catch let openStepError {
-                guard let value = try? JSONPlistReader(limits: options.limits).read(bytes) else {
-                    throw openStepError
-                }
-                return PlistDocument(value: value, format: .json)
-            }
-        case .json:
-            let value = try JSONPlistReader(limits: options.limits).read(bytes)
-            return PlistDocument(value: value, format: .json)
+        guard format == .openStep else {
+            return try format.reader(options).readDocument(bytes, keepingLayout: options.keepsLayout)
+        }
+        // `{` and `"` open both OpenStep and JSON documents. CoreFoundation's reading comes first
+        // (plutil reads `5` as the string "5"); JSON is the fallback, as in plutil.
+        do {
+            return try PlistFormat.openStep.reader(options).readDocument(bytes, keepingLayout: options.keepsLayout)
+        } catch let openStepError {
+            guard let document = try? PlistFormat.json.reader(options).readDocument(bytes, keepingLayout: options.keepsLayout)
+            else { throw openStepError }
+            return document
         }
     }
 
@@ -92,14 +88,13 @@ public enum Plist {
     /// from a file comes back byte for byte. `limits` bound the nesting and the expansion of shared
     /// containers written (see ``PlistLimits``).
     public static func write(_ document: PlistDocument, limits: PlistLimits = .default) throws(PlistError) -> Data {
-        switch (document.format, document.layout) {
-        case (.binary, .binary(let layout)?):
-            return try BinaryPlistWriter(limits: limits).writeData(document.value, layout: layout)
-        case (.xml, .xml(let layout)?):
-            return try XMLPlistWriter(limits: limits).writeData(document.value, layout: layout)
-        default:
-            return try write(document.value, as: document.format, limits: limits)
-        }
+        try write(document, options: PlistWriteOptions(limits: limits))
+    }
+
+    /// Writes a document in its own format with the writer options given, following its layout
+    /// notes where the format keeps them.
+    public static func write(_ document: PlistDocument, options: PlistWriteOptions) throws(PlistError) -> Data {
+        try document.format.writer(options).writeDocument(document)
     }
 
     /// Writes a value in the standard layout of `format`, as CoreFoundation would. `limits` bound
@@ -107,11 +102,6 @@ public enum Plist {
     public static func write(
         _ value: PlistValue, as format: PlistFormat, limits: PlistLimits = .default
     ) throws(PlistError) -> Data {
-        switch format {
-        case .binary: return try BinaryPlistWriter(limits: limits).writeData(value)
-        case .xml: return try XMLPlistWriter(limits: limits).writeData(value)
-        case .openStep: return Data(try OpenStepPlistWriter(limits: limits).write(value))
-        case .json: return try JSONPlistWriter(limits: limits).writeData(value)
-        }
+        try format.writer(PlistWriteOptions(limits: limits)).writeDocument(PlistDocument(value: value, format: format))
     }
 }

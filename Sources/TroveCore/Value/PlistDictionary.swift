@@ -46,6 +46,28 @@ public struct PlistDictionary: Sendable {
         for (key, value) in pairs { updateValue(value, forKey: key) }
     }
 
+    /// A dictionary of `keys[i]: values[i]` in that order, built in one step: the fast way for a
+    /// layer that produces distinct keys (a Codable encoder's keyed container, an archive's
+    /// object) to make a dictionary, without the lookup per key that inserting one at a time costs.
+    ///
+    /// - Precondition: `keys` and `values` have the same count and no two keys have the same
+    ///   code units. Both are checked; a repeated key stops the program, since a dictionary
+    ///   built from it would not be one.
+    /// - Complexity: O(*n*) expected.
+    public init(uniqueKeys keys: [String], values: [PlistValue]) {
+        precondition(keys.count == values.count, "a dictionary needs as many keys as values")
+        if keys.count > Self.linearSearchLimit {
+            let built = keys.withUnsafeBufferPointer { PlistKeyIndex.build(checking: $0) }
+            guard case .success(let index) = built else { preconditionFailure("a repeated dictionary key") }
+            self.init(keys: keys, values: values, index: index)
+        } else {
+            for i in keys.indices.dropFirst() {
+                for j in 0..<i { precondition(!keys[i].hasSameUTF8(as: keys[j]), "a repeated dictionary key: \(keys[i])") }
+            }
+            self.init(keys: keys, values: values, index: nil)
+        }
+    }
+
     /// A dictionary of `keys[i]: values[i]`; the caller has proven the keys distinct.
     init(uncheckedUniqueKeys keys: [String], values: [PlistValue]) {
         assert(keys.count == values.count, "a dictionary needs as many keys as values")

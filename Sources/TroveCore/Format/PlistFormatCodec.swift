@@ -1,0 +1,144 @@
+import Foundation
+
+/// A reader of one on-disk format: bytes in, a ``PlistDocument`` (value and layout notes) out.
+///
+/// Each format's reader (``BinaryPlistReader``, ``XMLPlistReader``, ``OpenStepPlistReader``,
+/// ``JSONPlistReader``) conforms, and ``Plist/read(bytes:options:)`` reaches them through
+/// ``PlistFormat/reader(_:)``, so code above the format layer reads any format through this one
+/// shape and passes each format's own options along in ``PlistReadOptions``.
+public protocol PlistFormatReader: Sendable {
+    /// The format this reader reads.
+    var format: PlistFormat { get }
+
+    /// Reads one whole document. With `keepingLayout`, formats that keep layout notes record them
+    /// so that ``PlistFormatWriter/writeDocument(_:)`` can write the document back unchanged.
+    func readDocument(_ bytes: UnsafeRawBufferPointer, keepingLayout: Bool) throws(PlistError) -> PlistDocument
+}
+
+/// A writer of one on-disk format: a ``PlistDocument`` in, bytes out.
+///
+/// A document whose layout notes came from this format is written following them (an unchanged
+/// document comes back byte for byte); any other is written in the format's standard layout.
+public protocol PlistFormatWriter: Sendable {
+    /// The format this writer writes.
+    var format: PlistFormat { get }
+
+    /// Writes `document.value`, following `document.layout` when it is this format's.
+    func writeDocument(_ document: PlistDocument) throws(PlistError) -> Data
+}
+
+/// Options for writing, passed through to the format's writer.
+public struct PlistWriteOptions: Sendable {
+    /// Bounds on what is written (nesting, expansion of shared containers).
+    public var limits: PlistLimits
+    /// The OpenStep writer's switches.
+    public var openStep: OpenStepPlistWriter.Options
+    /// The JSON writer's switches (``JSONPlistWriter/Options/plutilPretty`` for `plutil -r`).
+    public var json: JSONPlistWriter.Options
+
+    /// CoreFoundation's output: default limits, no switches.
+    public init(
+        limits: PlistLimits = .default, openStep: OpenStepPlistWriter.Options = [], json: JSONPlistWriter.Options = []
+    ) {
+        self.limits = limits
+        self.openStep = openStep
+        self.json = json
+    }
+}
+
+extension PlistFormat {
+    /// This format's reader, configured by `options`.
+    public func reader(_ options: PlistReadOptions = PlistReadOptions()) -> any PlistFormatReader {
+        switch self {
+        case .binary: return BinaryPlistReader(limits: options.limits)
+        case .xml: return XMLPlistReader(limits: options.limits)
+        case .openStep: return OpenStepPlistReader(limits: options.limits, options: options.openStep)
+        case .json: return JSONPlistReader(limits: options.limits, options: options.json)
+        }
+    }
+
+    /// This format's writer, configured by `options`.
+    public func writer(_ options: PlistWriteOptions = PlistWriteOptions()) -> any PlistFormatWriter {
+        switch self {
+        case .binary: return BinaryPlistWriter(limits: options.limits)
+        case .xml: return XMLPlistWriter(limits: options.limits)
+        case .openStep: return OpenStepPlistWriter(options.openStep, limits: options.limits)
+        case .json:
+            var writer = JSONPlistWriter(options.json)
+            writer.limits = options.limits
+            return writer
+        }
+    }
+}
+
+extension BinaryPlistReader: PlistFormatReader {
+    public var format: PlistFormat { .binary }
+
+    public func readDocument(_ bytes: UnsafeRawBufferPointer, keepingLayout: Bool) throws(PlistError) -> PlistDocument {
+        let (value, layout) = try read(bytes, keepingLayout: keepingLayout)
+        return PlistDocument(value: value, format: .binary, layout: layout.map { .binary($0) })
+    }
+}
+
+extension XMLPlistReader: PlistFormatReader {
+    public var format: PlistFormat { .xml }
+
+    public func readDocument(_ bytes: UnsafeRawBufferPointer, keepingLayout: Bool) throws(PlistError) -> PlistDocument {
+        let (value, layout) = try read(bytes, keepingLayout: keepingLayout)
+        return PlistDocument(value: value, format: .xml, layout: layout.map { .xml($0) })
+    }
+}
+
+extension OpenStepPlistReader: PlistFormatReader {
+    public var format: PlistFormat { .openStep }
+
+    public func readDocument(_ bytes: UnsafeRawBufferPointer, keepingLayout: Bool) throws(PlistError) -> PlistDocument {
+        PlistDocument(value: try read(bytes), format: .openStep)
+    }
+}
+
+extension JSONPlistReader: PlistFormatReader {
+    public var format: PlistFormat { .json }
+
+    public func readDocument(_ bytes: UnsafeRawBufferPointer, keepingLayout: Bool) throws(PlistError) -> PlistDocument {
+        PlistDocument(value: try read(bytes), format: .json)
+    }
+}
+
+extension BinaryPlistWriter: PlistFormatWriter {
+    public var format: PlistFormat { .binary }
+
+    public func writeDocument(_ document: PlistDocument) throws(PlistError) -> Data {
+        guard case .binary(let layout)? = document.layout, document.format == .binary else {
+            return try writeData(document.value)
+        }
+        return try writeData(document.value, layout: layout)
+    }
+}
+
+extension XMLPlistWriter: PlistFormatWriter {
+    public var format: PlistFormat { .xml }
+
+    public func writeDocument(_ document: PlistDocument) throws(PlistError) -> Data {
+        guard case .xml(let layout)? = document.layout, document.format == .xml else {
+            return try writeData(document.value)
+        }
+        return try writeData(document.value, layout: layout)
+    }
+}
+
+extension OpenStepPlistWriter: PlistFormatWriter {
+    public var format: PlistFormat { .openStep }
+
+    public func writeDocument(_ document: PlistDocument) throws(PlistError) -> Data {
+        Data(try write(document.value))
+    }
+}
+
+extension JSONPlistWriter: PlistFormatWriter {
+    public var format: PlistFormat { .json }
+
+    public func writeDocument(_ document: PlistDocument) throws(PlistError) -> Data {
+        try writeData(document.value)
+    }
+}
