@@ -25,7 +25,8 @@ let package = Package(
             dependencies: ["CLibXML2", "CTroveFastPaths"]
         ),
         .target(name: "TroveFileIO", dependencies: ["TroveCore"]),
-        .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO"]),
+        .target(name: "TroveStore", dependencies: ["TroveCore", "TroveFileIO"]),
+        .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO", "TroveStore"]),
         .executableTarget(
             name: "trove",
             dependencies: [
@@ -39,6 +40,7 @@ let package = Package(
         .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTestSupport"]),
         .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTestSupport"]),
         .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTestSupport"]),
+        .testTarget(name: "TroveStoreTests", dependencies: ["Trove", "TroveTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
