@@ -34,6 +34,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Runnable samples (Samples/README.md); built with everything else, so CI builds them.
+        .executableTarget(name: "sample-custom-store-type", dependencies: ["Trove"], path: "Samples/CustomStoreType"),
         // Helpers more than one test target needs (the seeded generator, the hang guard, the
         // lookup of the built `trove`); a plain target, not a product, so only tests link it.
         .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport"),
