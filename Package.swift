@@ -26,7 +26,8 @@ let package = Package(
         ),
         .target(name: "TroveFileIO", dependencies: ["TroveCore"]),
         .target(name: "TroveStore", dependencies: ["TroveCore", "TroveFileIO"]),
-        .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO", "TroveStore"]),
+        .target(name: "TrovePreferences", dependencies: ["TroveCore", "TroveFileIO", "TroveStore"]),
+        .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO", "TroveStore", "TrovePreferences"]),
         .executableTarget(
             name: "trove",
             dependencies: [
@@ -43,6 +44,9 @@ let package = Package(
         .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTestSupport"]),
         .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTestSupport"]),
         .testTarget(name: "TroveStoreTests", dependencies: ["Trove", "TroveTestSupport"]),
+        .executableTarget(name: "trove-preferences-writer", dependencies: ["Trove"], path: "Tests/PreferencesWriter"),
+        .testTarget(
+            name: "TrovePreferencesTests", dependencies: ["Trove", "trove", "trove-preferences-writer", "TroveTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,3 +2,4 @@
 @_exported import TroveCore
 @_exported import TroveFileIO
 @_exported import TroveStore
+@_exported import TrovePreferences

@@ -62,7 +62,9 @@ enum TestEnvironment {
 
 /// Runs an executable to completion, feeding `stdin` and collecting both outputs. The outputs
 /// go through files rather than pipes so that a large output can never deadlock the test.
-func runProcess(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws -> ProcessResult {
+func runProcess(
+    _ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil
+) throws -> ProcessResult {
     let scratch = try TemporaryDirectory()
     let outURL = scratch.url.appendingPathComponent("stdout")
     let errURL = scratch.url.appendingPathComponent("stderr")
@@ -74,6 +76,7 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: Data? = nil)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let outHandle = try FileHandle(forWritingTo: outURL)
     let errHandle = try FileHandle(forWritingTo: errURL)
     let inHandle = try FileHandle(forReadingFrom: inURL)

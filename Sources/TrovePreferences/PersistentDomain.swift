@@ -1,0 +1,334 @@
+import Foundation
+import TroveCore
+import TroveFileIO
+
+/// One preferences domain kept in a file, shared by every ``Preferences`` of the process that
+/// names it.
+///
+/// Reads come from a cache that is refreshed when the file's identity changes (another process
+/// saved it). Writes change the cache at once and are remembered as pending changes, which a
+/// flush applies onto the latest file under ``DomainFileLock``: read, merge, write atomically. So
+/// two processes that write different keys lose nothing, and a key both write ends with the value
+/// of the later flush.
+final class PersistentDomain: @unchecked Sendable {
+    let name: String
+    let path: String
+    let durability: AtomicFile.Durability
+
+    private let lock = NSLock()
+    /// The file's content as last read, with the pending changes applied.
+    private var cache = PlistDictionary()
+    /// Changes not yet written: a value to set, or `.null` for a removal.
+    private var pending = PlistDictionary()
+    /// The file as last read or written; nil when it did not exist.
+    private var identity: FileIdentity?
+    private var hasRead = false
+    private var flushScheduled = false
+    private var observers: [UUID: @Sendable (DomainChange) -> Void] = [:]
+    /// Where problems nobody asked about (a corrupt file moved aside, a background flush that
+    /// failed) are reported.
+    private var errorHandler: (@Sendable (PlistError) -> Void)?
+    private var lastProblem: PlistError?
+
+    /// How long after a write the background flush runs, so that a burst of writes is one flush.
+    static let coalescingDelay: DispatchTimeInterval = .milliseconds(50)
+
+    init(name: String, path: String, durability: AtomicFile.Durability) {
+        self.name = name
+        self.path = path
+        self.durability = durability
+    }
+
+    // MARK: Reading
+
+    /// The value of `key`, after taking in any change another process saved.
+    func value(forKey key: String) -> PlistValue? {
+        let (value, changes) = lock.withLock { () -> (PlistValue?, [DomainChange]) in
+            let changes = refreshIfChanged()
+            return (cache[key], changes)
+        }
+        notify(changes)
+        return value
+    }
+
+    /// Every entry, after taking in any change another process saved.
+    func snapshot() -> PlistDictionary {
+        let (entries, changes) = lock.withLock { () -> (PlistDictionary, [DomainChange]) in
+            let changes = refreshIfChanged()
+            return (cache, changes)
+        }
+        notify(changes)
+        return entries
+    }
+
+    /// Re-reads the file when its identity changed. Called with the lock held; returns the keys
+    /// whose values changed, for the observers.
+    private func refreshIfChanged() -> [DomainChange] {
+        let now = FileIdentity.of(path)
+        if hasRead && now == identity { return [] }
+        let base = readBase(identity: now, holdingFileLock: false)
+        return replaceCache(with: base)
+    }
+
+    /// The file's entries, or an empty domain when there is no file. A file that cannot be read
+    /// as a property-list dictionary is moved aside (never overwritten) and reported.
+    private func readBase(identity observed: FileIdentity?, holdingFileLock: Bool) -> PlistDictionary {
+        hasRead = true
+        identity = observed
+        guard observed != nil else { return PlistDictionary() }
+        do {
+            guard let bytes = try Self.contents(of: path) else {
+                identity = nil
+                return PlistDictionary()
+            }
+            return try Self.dictionary(from: bytes, path: path)
+        } catch {
+            report(error)
+            // Another process may be replacing the file right now; decide under the file lock.
+            if let moved = try? moveAsideIfStillCorrupt(holdingFileLock: holdingFileLock) { report(moved) }
+            identity = FileIdentity.of(path)
+            return PlistDictionary()
+        }
+    }
+
+    /// Puts `base` with the pending changes applied in the cache; returns what changed.
+    private func replaceCache(with base: PlistDictionary) -> [DomainChange] {
+        var merged = base
+        Self.apply(pending, to: &merged)
+        let changes = Self.differences(from: cache, to: merged)
+        cache = merged
+        return changes
+    }
+
+    // MARK: Writing
+
+    /// Sets `key` (or removes it, for nil), scheduling a flush.
+    func set(_ value: PlistValue?, forKey key: String) {
+        let changes = lock.withLock { () -> [DomainChange] in
+            _ = refreshIfChanged()
+            let old = cache[key]
+            if let value, value != .null {
+                cache[key] = value
+                pending[key] = value
+            } else {
+                cache[key] = nil
+                pending[key] = .null
+            }
+            scheduleFlush()
+            return old == cache[key] ? [] : [DomainChange(key: key, value: cache[key])]
+        }
+        notify(changes)
+    }
+
+    /// Replaces the whole domain (every key not in `entries` is removed).
+    func replaceAll(with entries: PlistDictionary) {
+        let changes = lock.withLock { () -> [DomainChange] in
+            _ = refreshIfChanged()
+            for key in cache.keys where entries[key] == nil { pending[key] = .null }
+            for (key, value) in entries { pending[key] = value }
+            let old = cache
+            cache = entries
+            scheduleFlush()
+            return Self.differences(from: old, to: entries)
+        }
+        notify(changes)
+    }
+
+    /// Writes the pending changes now: under the file lock, onto the latest file, atomically.
+    ///
+    /// - Throws: ``PlistError`` when the file cannot be locked or written. The changes stay
+    ///   pending and the file is as it was.
+    func flush() throws(PlistError) {
+        let changes = try lock.withLockTyped { () throws(PlistError) -> [DomainChange] in
+            guard !pending.isEmpty else { return [] }
+            let fileLock = try DomainFileLock(for: path)
+            let observed = FileIdentity.of(path)
+            var base: PlistDictionary
+            if hasRead && observed == identity {
+                // Nobody wrote since we read: the cache less our changes is the file.
+                base = cache
+            } else {
+                base = readBase(identity: observed, holdingFileLock: true)
+                Self.apply(pending, to: &base)
+            }
+            let bytes = try Plist.write(.dictionary(base), as: .binary)
+            try StoreFilesWriter.write(bytes, to: path, durability: durability)
+            identity = FileIdentity.of(path)
+            hasRead = true
+            pending = PlistDictionary()
+            fileLock.unlock()
+            return replaceCache(with: base)
+        }
+        notify(changes)
+    }
+
+    /// Runs `body` on the file's latest content under the file lock, after flushing pending
+    /// changes, and writes what it returns (for migrations, which must run once across
+    /// processes). Returns nil and writes nothing when `body` returns nil.
+    func transform(_ body: (PlistDictionary) throws(PlistError) -> PlistDictionary?) throws(PlistError) {
+        try flush()
+        let changes = try lock.withLockTyped { () throws(PlistError) -> [DomainChange] in
+            let fileLock = try DomainFileLock(for: path)
+            let base = readBase(identity: FileIdentity.of(path), holdingFileLock: true)
+            defer { fileLock.unlock() }
+            guard let result = try body(base) else { return replaceCache(with: base) }
+            try StoreFilesWriter.write(try Plist.write(.dictionary(result), as: .binary), to: path, durability: durability)
+            identity = FileIdentity.of(path)
+            return replaceCache(with: result)
+        }
+        notify(changes)
+    }
+
+    /// Removes the domain's file under the file lock, dropping pending changes: the domain no
+    /// longer exists (`defaults delete DOMAIN`). Returns whether there was a file.
+    @discardableResult
+    func delete() throws(PlistError) -> Bool {
+        var existed = false
+        let changes = try lock.withLockTyped { () throws(PlistError) -> [DomainChange] in
+            let fileLock = try DomainFileLock(for: path)
+            defer { fileLock.unlock() }
+            pending = PlistDictionary()
+            existed = FileManager.default.fileExists(atPath: path)
+            if existed, unlink(path) != 0 {
+                throw PlistError.io("\(path): cannot remove", path: path, systemErrorNumber: errno)
+            }
+            identity = nil
+            hasRead = true
+            return replaceCache(with: PlistDictionary())
+        }
+        notify(changes)
+        return existed
+    }
+
+    /// Whether the domain has a file.
+    var exists: Bool { FileManager.default.fileExists(atPath: path) }
+
+    /// Whether changes are waiting to be written.
+    var hasPendingChanges: Bool { lock.withLock { !pending.isEmpty } }
+
+    private func scheduleFlush() {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.coalescingDelay) { [self] in
+            lock.withLock { flushScheduled = false }
+            do throws(PlistError) { try flush() } catch { report(error) }
+        }
+    }
+
+    // MARK: Problems
+
+    /// Moves a file that still cannot be read aside, as `<file>.corrupt-<UTC time>`, under the
+    /// file lock; returns the error that says where it went, or nil when the file is fine now.
+    private func moveAsideIfStillCorrupt(holdingFileLock: Bool) throws(PlistError) -> PlistError? {
+        // flock is per open file: taking it again here while the caller holds it would wait forever.
+        let fileLock = holdingFileLock ? nil : try DomainFileLock(for: path)
+        defer { fileLock?.unlock() }
+        guard let bytes = try Self.contents(of: path) else { return nil }
+        if (try? Self.dictionary(from: bytes, path: path)) != nil { return nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let aside = "\(path).corrupt-\(formatter.string(from: Date()))"
+        guard rename(path, aside) == 0 else {
+            return PlistError.io("\(path): cannot move the damaged file aside", path: path, systemErrorNumber: errno)
+        }
+        var error = PlistError(.corruptDomain, "the damaged preferences file was moved to \(aside); the domain starts empty")
+        error.path = path
+        return error
+    }
+
+    func report(_ error: PlistError) {
+        lastProblem = error
+        errorHandler?(error)
+    }
+
+    /// The last problem reported, if any.
+    var lastError: PlistError? { lock.withLock { lastProblem } }
+
+    func setErrorHandler(_ handler: (@Sendable (PlistError) -> Void)?) { lock.withLock { errorHandler = handler } }
+
+    // MARK: Observers
+
+    func addObserver(_ observer: @escaping @Sendable (DomainChange) -> Void) -> UUID {
+        let id = UUID()
+        lock.withLock { observers[id] = observer }
+        return id
+    }
+
+    func removeObserver(_ id: UUID) { _ = lock.withLock { observers.removeValue(forKey: id) } }
+
+    private func notify(_ changes: [DomainChange]) {
+        guard !changes.isEmpty else { return }
+        let current = lock.withLock { Array(observers.values) }
+        for change in changes { for observer in current { observer(change) } }
+    }
+
+    // MARK: Helpers
+
+    static func contents(of path: String) throws(PlistError) -> Data? {
+        do {
+            return try FileReader.readFile(atPath: path)
+        } catch {
+            if !FileManager.default.fileExists(atPath: path) { return nil }
+            throw error
+        }
+    }
+
+    static func dictionary(from bytes: Data, path: String) throws(PlistError) -> PlistDictionary {
+        let value: PlistValue
+        do {
+            value = try Plist.read(bytes, options: PlistReadOptions(keepsLayout: false)).value
+        } catch {
+            throw error.inFile(path)
+        }
+        guard case .dictionary(let entries) = value else {
+            var error = PlistError(.corruptDomain, "a preferences file holds a dictionary, not \(value.kind)")
+            error.path = path
+            throw error
+        }
+        return entries
+    }
+
+    static func apply(_ changes: PlistDictionary, to entries: inout PlistDictionary) {
+        for (key, value) in changes {
+            if value == .null { entries[key] = nil } else { entries[key] = value }
+        }
+    }
+
+    static func differences(from old: PlistDictionary, to new: PlistDictionary) -> [DomainChange] {
+        var changes: [DomainChange] = []
+        for (key, value) in new where old[key] != value { changes.append(DomainChange(key: key, value: value)) }
+        for key in old.keys where new[key] == nil { changes.append(DomainChange(key: key, value: nil)) }
+        return changes
+    }
+}
+
+/// A key of a domain that changed, with its new value (nil when removed).
+struct DomainChange: Sendable {
+    var key: String
+    var value: PlistValue?
+}
+
+/// The atomic writer with the permissions preferences want for a new file.
+enum StoreFilesWriter {
+    static func write(_ bytes: Data, to path: String, durability: AtomicFile.Durability) throws(PlistError) {
+        let isNew = !FileManager.default.fileExists(atPath: path)
+        try AtomicFile.write(bytes, to: path, durability: durability)
+        if isNew { _ = chmod(path, 0o600) }
+    }
+}
+
+extension PlistError.Code {
+    /// A preferences file could not be read as a dictionary; it was moved aside.
+    public static let corruptDomain = PlistError.Code("corrupt-domain")
+}
+
+extension NSLock {
+    /// `withLock` keeping the body's typed error.
+    func withLockTyped<T>(_ body: () throws(PlistError) -> T) throws(PlistError) -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
