@@ -89,26 +89,8 @@ enum OneLineFormatter {
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
     }
 
-    /// Double-quoted with JSON's escapes, and `\u{...}` for other control characters.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// Double-quoted with the library's display escapes (``DisplayEscaping``).
+    static func quoted(_ text: String) -> String { DisplayEscaping.quoted(text) }
 }
 
 /// Painted text that stops growing after a number of visible characters.

@@ -1,3 +1,4 @@
+import Trove
 import ArgumentParser
 import Foundation
 
@@ -66,26 +67,7 @@ struct TerminalStyle: Sendable {
     /// could move the cursor or change colors) are shown as escapes. Plain text is unchanged, so
     /// piped output is exactly plutil's.
     func visible(_ text: String) -> String {
-        guard isColored, text.unicodeScalars.contains(where: Self.isControl) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if Self.isControl(scalar) {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        isColored ? DisplayEscaping.escapingControlCharacters(text) : text
     }
 
     /// The Select Graphic Rendition parameters of each role; only the eight basic colors, which

@@ -76,25 +76,7 @@ extension PlistValue: CustomStringConvertible, CustomDebugStringConvertible {
         }
     }
 
-    private static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    private static func quoted(_ s: String) -> String { DisplayEscaping.quoted(s) }
 }
 
 extension PlistDictionary: CustomStringConvertible {
