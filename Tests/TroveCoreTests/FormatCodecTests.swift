@@ -51,4 +51,17 @@ struct FormatCodecTests {
         #expect(dictionary["missing"] == nil)
         #expect(dictionary == PlistDictionary(zip(keys, values)))
     }
+
+    @Test("text that neither OpenStep nor JSON reads gets the error of the one it resembles more")
+    func resemblance() throws {
+        func error(_ text: String) -> PlistError? {
+            do { _ = try Plist.read(Data(text.utf8)); return nil } catch { return error }
+        }
+        let deepJSON = String(repeating: #"{"a": "#, count: 600) + "1" + String(repeating: "}", count: 600)
+        #expect(error(deepJSON)?.format == .json)
+        #expect(error(deepJSON)?.code == .depthLimit)
+        #expect(error(#"{"a": 1, "b": [1, 2 3]}"#)?.format == .json)
+        #expect(error("{ a = 1; b = (1, 2; }")?.format == .openStep)
+        #expect(error("{ a = 1 }")?.format == .openStep)
+    }
 }

@@ -75,13 +75,29 @@ public enum Plist {
         }
         // `{` and `"` open both OpenStep and JSON documents. CoreFoundation's reading comes first
         // (plutil reads `5` as the string "5"); JSON is the fallback, as in plutil.
+        let openStepError: PlistError
         do {
             return try PlistFormat.openStep.reader(options).readDocument(bytes, keepingLayout: options.keepsLayout)
-        } catch let openStepError {
-            guard let document = try? PlistFormat.json.reader(options).readDocument(bytes, keepingLayout: options.keepsLayout)
-            else { throw openStepError }
-            return document
+        } catch {
+            openStepError = error
         }
+        do {
+            return try PlistFormat.json.reader(options).readDocument(bytes, keepingLayout: options.keepsLayout)
+        } catch {
+            // Neither reads it: report the format the text resembles more, the one whose reader
+            // got further (a JSON document over the depth limit is not "expected '=' after key").
+            throw Self.furtherError(openStepError, error)
+        }
+    }
+
+    /// Of two readers' errors for the same text, the one found further into it; OpenStep's when
+    /// they tie or either has no position (CoreFoundation's reading comes first).
+    static func furtherError(_ openStep: PlistError, _ json: PlistError) -> PlistError {
+        guard case let .lineColumn(line: l1, column: c1)? = openStep.location,
+              case let .lineColumn(line: l2, column: c2)? = json.location
+        else { return openStep }
+        if json.code == .depthLimit || (l2, c2) > (l1, c1) { return json }
+        return openStep
     }
 
     /// Writes a document in its own format, following its layout notes: an unchanged document read
