@@ -19,10 +19,9 @@ import Foundation
 /// a `.hashed` group files every payload of its key under its whole hash.
 struct BinaryLargeDataTable {
     /// Payloads at least this long are kept aside. Below it, copying the payload into the scalar
-    /// buffer costs less than the lookup that keeps it apart: with 4 KB, a terminal profile's
-    /// twenty archived colors and fonts of 4.5 KB each, same-sized and sharing their ends, took
-    /// 75% more instructions to write (248k against 434k a write, when every key shared by two
-    /// payloads was hashed whole).
+    /// buffer costs less than the lookup that keeps it apart: archives of a few kilobytes (a
+    /// terminal profile's colors and fonts) are alike in size and ends, so most would be hashed
+    /// whole.
     static let minimumCount = 16 * 1024
 
     /// How many payloads one key holds before they are told apart by whole hashes.

@@ -221,8 +221,7 @@ struct BinaryObjectScanner: ~Copyable {
         if frame.isDictionary {
             var keys: [String] = []
             keys.reserveCapacity(frame.count)
-            // Two loops rather than one with a branch per key: the branch cost every dictionary
-            // 0.3% (mixed records) to 1% (large ones sharing keys) more instructions.
+            // Two loops rather than one with a branch per key, which every dictionary would pay.
             var distinct: Bool
             if keyClasses.classifies(count: frame.count, firstKey: frame.count > 0 ? key(0, of: frame) : 0) {
                 keyClasses.beginDictionary(count: frame.count)

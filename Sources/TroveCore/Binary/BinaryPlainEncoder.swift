@@ -67,7 +67,7 @@ struct BinaryPlainEncoder: ~Copyable {
     private var containerMarkerBytes = 0
     /// Data objects of ``BinaryLargeDataTable/minimumCount`` bytes or more, which are copied from
     /// the values straight into the output rather than through `scalarBytes`; nil until the first
-    /// (an empty table's setup and teardown cost a small document's write 1-2% more instructions).
+    /// (most documents have no large payload, and a small one's write would pay for an empty table).
     private var largeData: BinaryLargeDataTable?
     /// Object numbers of the distinct scalars, keyed by their encodings.
     private var uniqued = ScalarUniquingTable()
