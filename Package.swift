@@ -10,6 +10,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Descriptors, errno values and paths for the file layer.
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // Debouncing for FileWatcher, so that an editor's save (write, then rename) is one event.
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -24,13 +28,21 @@ let package = Package(
             name: "TroveCore",
             dependencies: ["CLibXML2", "CTroveFastPaths"]
         ),
-        .target(name: "TroveFileIO", dependencies: ["TroveCore"]),
+        .target(
+            name: "TroveFileIO",
+            dependencies: [
+                "TroveCore",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ]
+        ),
         .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO"]),
         .executableTarget(
             name: "trove",
             dependencies: [
                 "Trove",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Helpers more than one test target needs (the seeded generator, the hang guard, the
@@ -39,6 +51,21 @@ let package = Package(
         .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTestSupport"]),
         .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTestSupport"]),
         .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTestSupport"]),
+        // A child process for the file layer's tests: it saves in a loop until killed, writes
+        // under a file-size limit, holds locks, so that the tests observe what another process
+        // (or a killed one) leaves on disk. Only tests use it.
+        .executableTarget(
+            name: "TroveFileIOTestHelper",
+            dependencies: ["TroveFileIO", .product(name: "SystemPackage", package: "swift-system")],
+            path: "Tests/TroveFileIOTestHelper"
+        ),
+        .testTarget(
+            name: "TroveFileIOTests",
+            dependencies: [
+                "TroveFileIO", "TroveFileIOTestHelper", "TroveTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
