@@ -101,7 +101,7 @@ public enum AtomicFile {
         let directory = SystemCall.directoryPart(of: target)
         let existing = try existingFileStatus(target, shownAs: path)
         let mode = existing.map { $0.st_mode & 0o7777 }
-            ?? (mode_t((permissions ?? defaultPermissions).rawValue) & ~SystemCall.currentUmask)
+            ?? (mode_t((permissions ?? defaultPermissions).rawValue) & ~SystemCall.currentUmask())
 
         let (fd, temporaryPath) = try createTemporary(besides: target, shownAs: path)
         var descriptorOpen = true

@@ -51,8 +51,9 @@ enum SystemCall {
     }
 
     /// The process's file-creation mask. Read from `/proc` where possible, because reading it with
-    /// `umask(2)` means setting it, which races with other threads creating files.
-    static let currentUmask: mode_t = {
+    /// `umask(2)` means setting it, which races with other threads creating files. Read for
+    /// each new file, since a process may change its umask.
+    static func currentUmask() -> mode_t {
         if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) {
             for line in status.split(separator: "\n") where line.hasPrefix("Umask:") {
                 let digits = line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces)
@@ -62,7 +63,7 @@ enum SystemCall {
         let previous = umask(0o022)
         umask(previous)
         return previous
-    }()
+    }
 
     /// Opens `path` with swift-system, as a ``PlistError`` naming `path` on failure.
     static func open(
