@@ -25,6 +25,7 @@ internal import Darwin
 public final class FileContents: PlistByteSource, @unchecked Sendable {
     // Unchecked: the memory is either a private read-only mapping or a buffer filled once in init;
     // neither is written after init, and both are released only in deinit.
+    /// The file's bytes, valid while the object lives.
     public let bytes: UnsafeRawBufferPointer
 
     /// True when the bytes are a memory mapping, false when they were read.

@@ -125,6 +125,7 @@ public final class FileWatcher: AsyncSequence, @unchecked Sendable {
 
     // MARK: AsyncSequence
 
+    /// Each element is one debounced change.
     public typealias Element = Change
 
     /// Iterates the debounced changes; see ``FileWatcher``.
@@ -149,6 +150,7 @@ public final class FileWatcher: AsyncSequence, @unchecked Sendable {
         }
     }
 
+    /// The iterator; a watcher has one consumer.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(self) }
 
     // MARK: Backends
