@@ -10,6 +10,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Descriptors, errno values and paths for the file layer.
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // Debouncing for FileWatcher, so that an editor's save (write, then rename) is one event.
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -24,15 +28,27 @@ let package = Package(
             name: "TroveCore",
             dependencies: ["CLibXML2", "CTroveFastPaths"]
         ),
-        .target(name: "TroveFileIO", dependencies: ["TroveCore"]),
-        .target(name: "TroveStore", dependencies: ["TroveCore", "TroveFileIO"]),
-        .target(name: "TrovePreferences", dependencies: ["TroveCore", "TroveFileIO", "TroveStore"]),
+        .target(
+            name: "TroveFileIO",
+            dependencies: [
+                "TroveCore",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ]
+        ),
+        .target(
+            name: "TroveStore",
+            dependencies: ["TroveCore", "TroveFileIO", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(
+            name: "TrovePreferences",
+            dependencies: ["TroveCore", "TroveFileIO", "TroveStore", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO", "TroveStore", "TrovePreferences"]),
         .executableTarget(
             name: "trove",
             dependencies: [
                 "Trove",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Runnable samples (Samples/README.md); built with everything else, so CI builds them.
@@ -47,6 +63,21 @@ let package = Package(
         .executableTarget(name: "trove-preferences-writer", dependencies: ["Trove"], path: "Tests/PreferencesWriter"),
         .testTarget(
             name: "TrovePreferencesTests", dependencies: ["Trove", "trove", "trove-preferences-writer", "TroveTestSupport"]),
+        // A child process for the file layer's tests: it saves in a loop until killed, writes
+        // under a file-size limit, holds locks, so that the tests observe what another process
+        // (or a killed one) leaves on disk. Only tests use it.
+        .executableTarget(
+            name: "TroveFileIOTestHelper",
+            dependencies: ["TroveFileIO", .product(name: "SystemPackage", package: "swift-system")],
+            path: "Tests/TroveFileIOTestHelper"
+        ),
+        .testTarget(
+            name: "TroveFileIOTests",
+            dependencies: [
+                "TroveFileIO", "TroveFileIOTestHelper", "TroveTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 import TroveCore
 import TroveFileIO
 
@@ -7,7 +8,7 @@ import TroveFileIO
 ///
 /// Reads come from a cache that is refreshed when the file's identity changes (another process
 /// saved it). Writes change the cache at once and are remembered as pending changes, which a
-/// flush applies onto the latest file under ``DomainFileLock``: read, merge, write atomically. So
+/// flush applies onto the latest file under a `FileLock`: read, merge, write atomically. So
 /// two processes that write different keys lose nothing, and a key both write ends with the value
 /// of the later flush.
 final class PersistentDomain: @unchecked Sendable {
@@ -141,7 +142,7 @@ final class PersistentDomain: @unchecked Sendable {
     func flush() throws(PlistError) {
         let changes = try lock.withLockTyped { () throws(PlistError) -> [DomainChange] in
             guard !pending.isEmpty else { return [] }
-            let fileLock = try DomainFileLock(for: path)
+            let fileLock = try Self.lockFile(of: path)
             let observed = FileIdentity.of(path)
             var base: PlistDictionary
             if hasRead && observed == identity {
@@ -168,7 +169,7 @@ final class PersistentDomain: @unchecked Sendable {
     func transform(_ body: (PlistDictionary) throws(PlistError) -> PlistDictionary?) throws(PlistError) {
         try flush()
         let changes = try lock.withLockTyped { () throws(PlistError) -> [DomainChange] in
-            let fileLock = try DomainFileLock(for: path)
+            let fileLock = try Self.lockFile(of: path)
             let base = readBase(identity: FileIdentity.of(path), holdingFileLock: true)
             defer { fileLock.unlock() }
             guard let result = try body(base) else { return replaceCache(with: base) }
@@ -185,7 +186,7 @@ final class PersistentDomain: @unchecked Sendable {
     func delete() throws(PlistError) -> Bool {
         var existed = false
         let changes = try lock.withLockTyped { () throws(PlistError) -> [DomainChange] in
-            let fileLock = try DomainFileLock(for: path)
+            let fileLock = try Self.lockFile(of: path)
             defer { fileLock.unlock() }
             pending = PlistDictionary()
             existed = FileManager.default.fileExists(atPath: path)
@@ -221,7 +222,7 @@ final class PersistentDomain: @unchecked Sendable {
     /// file lock; returns the error that says where it went, or nil when the file is fine now.
     private func moveAsideIfStillCorrupt(holdingFileLock: Bool) throws(PlistError) -> PlistError? {
         // flock is per open file: taking it again here while the caller holds it would wait forever.
-        let fileLock = holdingFileLock ? nil : try DomainFileLock(for: path)
+        let fileLock = holdingFileLock ? nil : try Self.lockFile(of: path)
         defer { fileLock?.unlock() }
         guard let bytes = try Self.contents(of: path) else { return nil }
         if (try? Self.dictionary(from: bytes, path: path)) != nil { return nil }
@@ -268,11 +269,24 @@ final class PersistentDomain: @unchecked Sendable {
 
     static func contents(of path: String) throws(PlistError) -> Data? {
         do {
-            return try FileReader.readFile(atPath: path)
-        } catch {
-            if !FileManager.default.fileExists(atPath: path) { return nil }
-            throw error
+            return try FileReader.read(path)
+        } catch where error.errno == .noSuchFileOrDirectory {
+            return nil
         }
+    }
+
+    /// Takes the domain's lock file (`<file>.lock`), creating the preferences directory first
+    /// when it is missing.
+    static func lockFile(of path: String) throws(PlistError) -> FileLock {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw PlistError.io("\(directory): cannot create the preferences directory", path: directory)
+            }
+        }
+        return try FileLock.acquire(.exclusive, lockFile: FileLock.lockFilePath(for: path), permissions: .ownerReadWrite)
     }
 
     static func dictionary(from bytes: Data, path: String) throws(PlistError) -> PlistDictionary {
@@ -313,9 +327,7 @@ struct DomainChange: Sendable {
 /// The atomic writer with the permissions preferences want for a new file.
 enum StoreFilesWriter {
     static func write(_ bytes: Data, to path: String, durability: AtomicFile.Durability) throws(PlistError) {
-        let isNew = !FileManager.default.fileExists(atPath: path)
-        try AtomicFile.write(bytes, to: path, durability: durability)
-        if isNew { _ = chmod(path, 0o600) }
+        try AtomicFile.write(bytes, to: path, permissions: .ownerReadWrite, durability: durability)
     }
 }
 

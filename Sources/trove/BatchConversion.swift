@@ -84,7 +84,7 @@ struct BatchConversion: Sendable {
 
     /// Counts an outcome and prints its line: every failure, and each success with `-v`.
     private func record(_ outcome: Outcome, into totals: inout Totals, display: inout ProgressDisplay) {
-        let name = FileReader.displayName(for: outcome.job.input)
+        let name = InputFile.displayName(for: outcome.job.input)
         switch outcome.result {
         case .success(let bytes):
             totals.converted += 1

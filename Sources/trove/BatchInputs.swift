@@ -33,7 +33,7 @@ struct BatchInputs {
     /// True when `path` names a directory (following a symbolic link given on the command line).
     static func isDirectory(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
-        return path != FileReader.standardInputPath
+        return path != InputFile.standardInputPath
             && FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 

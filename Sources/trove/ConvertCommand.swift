@@ -216,7 +216,7 @@ struct ConvertCommand: ParsableCommand {
             throw ValidationError("Say which format to write: --format xml1, binary1, json, openstep, swift or objc.")
         }
         if resolved.inputs.isEmpty { throw ValidationError("Name at least one file to convert.") }
-        if let outputPath, outputPath != FileReader.standardInputPath, resolved.inputs.count > 1 {
+        if let outputPath, outputPath != InputFile.standardInputPath, resolved.inputs.count > 1 {
             throw ValidationError("-o \(outputPath) names one output, but \(resolved.inputs.count) inputs were given; use -o - or -e.")
         }
         if let newExtension, newExtension.isEmpty || newExtension.contains("/") {
@@ -242,7 +242,7 @@ struct ConvertCommand: ParsableCommand {
             }
             return
         }
-        if outputPath == FileReader.standardInputPath {
+        if outputPath == InputFile.standardInputPath {
             throw ValidationError("-o - cannot take a directory's files; give -o a directory to write them into, or use -e.")
         }
         let inputs = BatchInputs(
@@ -272,7 +272,7 @@ struct ConversionPlan: Sendable {
     /// input itself.
     func destination(for input: InputFile, outputPath: String?) -> OutputTarget {
         if let outputPath {
-            return outputPath == FileReader.standardInputPath ? .standardOutput : .file(outputPath)
+            return outputPath == InputFile.standardInputPath ? .standardOutput : .file(outputPath)
         }
         if input.isStandardInput { return .standardOutput }
         if let outputExtension { return .file(OutputTarget.replacingExtension(of: input.path, with: outputExtension)) }
@@ -289,7 +289,7 @@ struct ConversionPlan: Sendable {
 
     /// Reads, converts and writes one input; returns the bytes read and written.
     func convert(_ input: InputFile, to destination: OutputTarget) throws(PlistError) -> (read: Int, written: Int) {
-        let data = try FileReader.read(input.path)
+        let data = try input.readData()
         let document = try Plist.read(data, options: PlistReadOptions(keepsLayout: keepsLayout(reading: data)))
         var outputs: [(OutputTarget, Data)] = []
         switch target {

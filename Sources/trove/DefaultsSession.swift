@@ -129,7 +129,7 @@ struct DefaultsSession {
     func `import`(_ words: [String]) throws {
         guard words.count == 2 else { throw DefaultsUsage("import takes a domain and a file (or -)") }
         let domain = domainName(words[0])
-        let bytes = words[1] == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try FileReader.readFile(atPath: words[1])
+        let bytes = try InputFile(path: words[1]).readData()
         guard case .dictionary(let entries) = try Plist.read(bytes, options: PlistReadOptions(keepsLayout: false)).value else {
             throw DefaultsFailure("\(words[1]): a domain is imported from a property list whose root is a dictionary")
         }

@@ -52,7 +52,7 @@ struct DiffCommand: ParsableCommand {
     var newFile: String
 
     func validate() throws {
-        if oldFile == FileReader.standardInputPath && newFile == FileReader.standardInputPath {
+        if oldFile == InputFile.standardInputPath && newFile == InputFile.standardInputPath {
             throw ValidationError("Only one of the two files can be '-' (standard input).")
         }
     }

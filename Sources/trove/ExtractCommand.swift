@@ -84,7 +84,7 @@ struct ExtractCommand: ParsableCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("Name at least one file to extract from.") }
-        if let outputPath, outputPath != FileReader.standardInputPath, files.count > 1 {
+        if let outputPath, outputPath != InputFile.standardInputPath, files.count > 1 {
             throw ValidationError("-o \(outputPath) names one output file, but \(files.count) inputs were given; use -o -.")
         }
     }
@@ -101,7 +101,7 @@ struct ExtractCommand: ParsableCommand {
             case .raw:
                 let text = try RawValueText.render(target) + (noNewline ? "" : "\n")
                 let target: OutputTarget = outputPath.map {
-                    $0 == FileReader.standardInputPath ? .standardOutput : .file($0)
+                    $0 == InputFile.standardInputPath ? .standardOutput : .file($0)
                 } ?? .standardOutput
                 try target.write(Data(text.utf8))
             case .plist(let conversion):

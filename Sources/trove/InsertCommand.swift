@@ -138,7 +138,7 @@ struct EditOutputOptions: ParsableArguments {
 
     func validate(files: [String]) throws {
         if files.isEmpty { throw ValidationError("Name at least one file to change.") }
-        if let outputPath, outputPath != FileReader.standardInputPath, files.count > 1 {
+        if let outputPath, outputPath != InputFile.standardInputPath, files.count > 1 {
             throw ValidationError("-o \(outputPath) names one output file, but \(files.count) inputs were given; use -o -.")
         }
     }

@@ -66,7 +66,7 @@ struct RoundtripCommand: ParsableCommand {
         let style = colorOptions.style
         var anyFailed = false
         try forEachFile(files) { file throws(PlistError) in
-            let input = try FileReader.read(file.path)
+            let input = try file.readData()
             let document = try Plist.read(input)
             let report = RoundtripReport.check(
                 document, input: input, maxExpandedValues: maxExpandedValues, maxShown: maxDifferences)

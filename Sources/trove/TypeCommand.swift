@@ -69,12 +69,14 @@ enum KeyPathTarget {
 extension InputFile {
     /// The value at `path`, or plutil's error when there is none.
     ///
-    /// The file is memory-mapped. A binary plist is then read lazily: only its trailer and the
-    /// objects on the path are read, so asking about one key of a 100 MB file costs what asking
-    /// about a small one does. Other formats are decoded whole, as ``readDocument(keepingLayout:)``
-    /// decodes them. Either way the answer for a valid file is the same.
+    /// The file is read into memory (not mapped, so that a file truncated meanwhile fails the
+    /// command instead of crashing it). A binary plist is then decoded lazily: only its trailer
+    /// and the objects on the path are decoded, so asking about one key of a 100 MB file costs
+    /// reading it, not decoding it. Other formats are decoded whole, as
+    /// ``readDocument(keepingLayout:)`` decodes them. Either way the answer for a valid file is
+    /// the same.
     func value(at path: PlistKeyPath) throws(PlistError) -> KeyPathTarget {
-        let file = try MappedFile(self.path)
+        let file = try readContents()
         guard PlistFormat.detect(file.bytes) == .binary else {
             let document = try Plist.read(bytes: file.bytes, options: PlistReadOptions(keepsLayout: false))
             return .value(try document.value.value(at: path))

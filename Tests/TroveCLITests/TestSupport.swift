@@ -110,43 +110,8 @@ func plutil(_ arguments: String...) throws -> ProcessResult {
     return try runProcess(binary, arguments)
 }
 
-/// A fresh directory under the system's temporary directory, removed when the value goes away.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("trove-cli-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        // Undo any permission a test removed, so that the cleanup itself cannot fail.
-        chmod(url.path, 0o755)
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    /// Copies a file in and returns the copy's path.
-    func copy(_ source: String, as name: String) throws -> String {
-        let destination = path(name)
-        try FileManager.default.copyItem(atPath: source, toPath: destination)
-        return destination
-    }
-
-    /// Writes bytes to a new file and returns its path.
-    func write(_ data: Data, as name: String) throws -> String {
-        let destination = path(name)
-        try data.write(to: URL(fileURLWithPath: destination))
-        return destination
-    }
-
-    /// The names in the directory, sorted.
-    func contents() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
-    }
-}
+/// The shared scratch directory type (see `TroveTestSupport`), under its familiar name.
+typealias TemporaryDirectory = TroveTestSupport.TemporaryDirectory
 
 /// Reads a file's bytes, failing the test when it is missing.
 func bytes(of path: String) throws -> Data {

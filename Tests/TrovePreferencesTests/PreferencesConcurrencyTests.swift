@@ -6,7 +6,7 @@ import TroveTestSupport
 /// Several processes writing one domain at once: nothing is lost, and the file is never torn.
 @Suite("Preferences across processes", .serialized)
 struct PreferencesConcurrencyTests {
-    static let writer = TroveExecutable.product("trove-preferences-writer")
+    static let writer = TroveExecutable.product(named: "trove-preferences-writer")
 
     static func domainFile(_ directory: String, _ domain: String) throws -> PlistDictionary {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: PreferencesLocation(directory: directory).path(forDomain: domain)))

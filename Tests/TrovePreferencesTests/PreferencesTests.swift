@@ -196,7 +196,7 @@ struct PreferencesTests {
 
     @Test("other processes' changes are seen on the next read and reach observers")
     func changesFromOtherProcesses() throws {
-        let writer = try #require(TroveExecutable.product("trove-preferences-writer"), "trove-preferences-writer is not built")
+        let writer = try #require(TroveExecutable.product(named: "trove-preferences-writer"), "trove-preferences-writer is not built")
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let p = Preferences(suiteName: "shared", directory: directory, arguments: [])

@@ -180,7 +180,7 @@ struct PlistStoreTests {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("private.plist").path
-        let store = PlistStore(path: path, options: PlistStoreOptions(newFilePermissions: 0o600))
+        let store = PlistStore(path: path, options: PlistStoreOptions(newFilePermissions: .ownerReadWrite))
         try store.save(["secret": "x"])
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)

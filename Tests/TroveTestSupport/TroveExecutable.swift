@@ -8,12 +8,12 @@ public enum TroveExecutable {
     /// can disable themselves with a reason instead of failing.
     public static let path: String? = {
         if let explicit = ProcessInfo.processInfo.environment["TROVE_BINARY"] { return explicit }
-        return product("trove")
+        return product(named: "trove")
     }()
 
-    /// The executable product `name` in the build products directory that holds the test bundle,
-    /// or nil.
-    public static func product(_ name: String) -> String? {
+    /// An executable of this package built beside the tests (`swift build --build-tests` builds
+    /// every executable target there), or nil.
+    public static func product(named name: String) -> String? {
         var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
             .deletingLastPathComponent()
         if let executable = Bundle.main.executableURL { directory = executable.deletingLastPathComponent() }

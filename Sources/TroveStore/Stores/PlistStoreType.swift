@@ -1,6 +1,7 @@
-import Foundation
-import TroveCore
-import TroveFileIO
+public import Foundation
+public import SystemPackage
+public import TroveCore
+public import TroveFileIO
 
 /// A kind of store: how a value is kept (as an XML or binary property list, a keyed archive,
 /// OpenStep or JSON text, or in memory) and under which names and file extensions.
@@ -106,16 +107,16 @@ public struct PlistStoreOptions: Sendable {
     public var write: PlistWriteOptions
     /// Whether a save waits for the disk (``AtomicFile/Durability``).
     public var durability: AtomicFile.Durability
-    /// The permission bits of a file a save creates (an existing file keeps its own); nil for
-    /// `0644` less the umask. Preferences use `0o600`.
-    public var newFilePermissions: UInt16?
+    /// The permission bits of a file a save creates, less the umask (an existing file keeps its
+    /// own); nil for ``AtomicFile/defaultPermissions`` (0644). Private files use `.ownerReadWrite`.
+    public var newFilePermissions: FilePermissions?
     /// The largest file a load reads.
     public var maxFileBytes: Int
 
     /// The defaults: CoreFoundation's limits, layout notes kept, saves flushed to disk.
     public init(
         read: PlistReadOptions = PlistReadOptions(), write: PlistWriteOptions = PlistWriteOptions(),
-        durability: AtomicFile.Durability = .flushed, newFilePermissions: UInt16? = nil,
+        durability: AtomicFile.Durability = .flushed, newFilePermissions: FilePermissions? = nil,
         maxFileBytes: Int = FileReader.defaultMaxBytes
     ) {
         self.read = read

@@ -4,8 +4,8 @@ import Foundation
 ///
 /// ``LazyBinaryPlist`` reads its input in place, long after it was opened, so it cannot borrow a
 /// buffer for the length of one call the way ``Plist/read(bytes:options:)`` does; it keeps a
-/// source alive instead. ``PlistByteBuffer`` owns a private copy; `TroveFileIO`'s `MappedFile`
-/// maps a file read-only, so the pages are only read from disk when a lookup touches them.
+/// source alive instead. ``PlistByteBuffer`` owns a private copy; `TroveFileIO`'s `FileContents`
+/// holds a whole file, read into memory or (on request) mapped read-only.
 ///
 /// Conforming types promise that `bytes` is the same buffer on every call and that nothing
 /// writes to it while the object is alive.
