@@ -25,7 +25,9 @@ let package = Package(
             dependencies: ["CLibXML2", "CTroveFastPaths"]
         ),
         .target(name: "TroveFileIO", dependencies: ["TroveCore"]),
-        .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO"]),
+        // The store layer: the Codable encoder and decoder (`Codable/`) and, later, the store types.
+        .target(name: "TroveStore", dependencies: ["TroveCore"]),
+        .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO", "TroveStore"]),
         .executableTarget(
             name: "trove",
             dependencies: [
@@ -38,6 +40,7 @@ let package = Package(
         .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport"),
         .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTestSupport"]),
         .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTestSupport"]),
+        .testTarget(name: "TroveStoreTests", dependencies: ["Trove", "TroveTestSupport"]),
         .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

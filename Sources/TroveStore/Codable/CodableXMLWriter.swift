@@ -1,0 +1,232 @@
+import Foundation
+import TroveCore
+
+/// Writes an encoded tree as an XML plist spelled as Foundation's `PropertyListEncoder` spells
+/// it, which differs from CoreFoundation's writer (Trove's ``XMLPlistWriter``) in places:
+///
+/// * reals are Swift's shortest round-trip spelling (`0.1`, `1e+20`), whole numbers without
+///   `.0`, infinities as `+infinity`/`-infinity` and NaN as `nan`; CF prints `%.17g`;
+/// * dictionary keys are sorted by Swift's `String` order, which compares canonically
+///   equivalent forms (CF compares UTF-16 code units), and keys Swift calls equal are one entry
+///   (the first spelling, the last value);
+/// * only `<`, `>` and `&` are escaped; `nil` is `<string>$null</string>`;
+/// * a NaN date is `-4712-01-01T12:00:00Z`, where Foundation's calendar puts it.
+///
+/// The layout is otherwise CF's: tab indentation, base64 lines of at most 76 columns counting a
+/// tab as 8 (with at most 8 tabs of indentation in front of them).
+struct CodableXMLWriter {
+    private var out: [UInt8] = []
+    /// The indentation of a foreign scalar's place, while it is written.
+    private var foreignIndentation = 0
+
+    private static let header = Array("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+
+        """.utf8)
+
+    /// The document for `top`.
+    static func write(_ top: EncodedNode) -> Data {
+        var writer = CodableXMLWriter()
+        writer.out.reserveCapacity(4096)
+        writer.out.append(contentsOf: header)
+        writer.append(top, indentation: 0)
+        writer.append("</plist>\n")
+        return Data(writer.out)
+    }
+
+    private mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
+    private mutating func append(_ text: String) {
+        out.append(contentsOf: text.utf8)
+    }
+
+    private mutating func indent(_ count: Int) {
+        for _ in 0..<max(count, 0) { out.append(0x09) }
+    }
+
+    /// Writes `node` at `indentation` tabs; -1 when the tabs are already written.
+    private mutating func append(_ node: EncodedNode, indentation requested: Int) {
+        indent(requested)
+        let indentation = requested < 0 ? foreignIndentation : requested
+        if case .foreign = node { foreignIndentation = indentation }
+        switch node {
+        case .string(let string):
+            append("<string>")
+            appendEscaped(string)
+            append("</string>\n")
+        case .null:
+            append("<string>$null</string>\n")
+        case .foreign(let foreign):
+            append(foreign.node, indentation: -1)
+        case .signed(let value):
+            append("<integer>")
+            append(String(value))
+            append("</integer>\n")
+        case .unsigned(let value):
+            append("<integer>")
+            append(String(value))
+            append("</integer>\n")
+        case .float(let value):
+            append("<real>")
+            append(Self.realSpelling(Double(value)))
+            append("</real>\n")
+        case .double(let value):
+            append("<real>")
+            append(Self.realSpelling(value))
+            append("</real>\n")
+        case .bool(let value):
+            append(value ? "<true/>\n" : "<false/>\n")
+        case .date(let seconds):
+            append("<date>")
+            append(Self.dateSpelling(seconds))
+            append("</date>\n")
+        case .data(let data):
+            append("<data>\n")
+            appendBase64(data, indentation: indentation)
+            indent(indentation)
+            append("</data>\n")
+        case .array(let array):
+            if array.elements.isEmpty {
+                append("<array/>\n")
+                return
+            }
+            append("<array>\n")
+            for element in array.elements { append(element, indentation: indentation + 1) }
+            indent(indentation)
+            append("</array>\n")
+        case .dictionary(let dictionary):
+            if dictionary.count == 0 {
+                append("<dict/>\n")
+                return
+            }
+            append("<dict>\n")
+            let (keys, values) = dictionary.mergedEntries
+            let order = keys.indices.sorted { keys[$0] < keys[$1] }
+            for i in order {
+                indent(indentation + 1)
+                append("<key>")
+                appendEscaped(keys[i])
+                append("</key>\n")
+                append(values[i], indentation: indentation + 1)
+            }
+            indent(indentation)
+            append("</dict>\n")
+        }
+    }
+
+    private mutating func appendEscaped(_ string: String) {
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "<"): append("&lt;")
+            case UInt8(ascii: ">"): append("&gt;")
+            case UInt8(ascii: "&"): append("&amp;")
+            default: out.append(byte)
+            }
+        }
+    }
+
+    private static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// Base64 in lines that end once the characters plus 8 columns per tab reach 76.
+    private mutating func appendBase64(_ data: Data, indentation: Int) {
+        let tabs = min(indentation, 8)
+        let alphabet = Self.base64Alphabet
+        var line: [UInt8] = []
+        line.reserveCapacity(80)
+        var previous = 0
+        var index = 0
+        for byte in data {
+            let current = Int(byte)
+            switch index % 3 {
+            case 0:
+                line.append(alphabet[(current >> 2) & 0x3F])
+            case 1:
+                line.append(alphabet[((previous << 8 | current) >> 4) & 0x3F])
+            default:
+                line.append(alphabet[((previous << 8 | current) >> 6) & 0x3F])
+                line.append(alphabet[current & 0x3F])
+            }
+            previous = current
+            index += 1
+            if line.count + 8 * tabs >= 76 {
+                indent(tabs)
+                out.append(contentsOf: line)
+                out.append(0x0A)
+                line.removeAll(keepingCapacity: true)
+            }
+        }
+        switch data.count % 3 {
+        case 1:
+            line.append(alphabet[(previous << 4) & 0x30])
+            line.append(UInt8(ascii: "="))
+            line.append(UInt8(ascii: "="))
+        case 2:
+            line.append(alphabet[(previous << 2) & 0x3C])
+            line.append(UInt8(ascii: "="))
+        default:
+            break
+        }
+        if !line.isEmpty {
+            indent(tabs)
+            out.append(contentsOf: line)
+            out.append(0x0A)
+        }
+    }
+
+    /// Swift's description without a trailing `.0`, and signed infinities.
+    static func realSpelling(_ value: Double) -> String {
+        if value.isInfinite { return value > 0 ? "+infinity" : "-infinity" }
+        if value.isNaN { return "nan" }
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+
+    /// ISO 8601 in UTC with whole seconds, rounded down, in the calendar Foundation's encoder
+    /// uses: Gregorian from 1582-10-15, Julian before (so 0001-01-01 is two days earlier than in
+    /// the proleptic Gregorian calendar), with astronomical years (1 BC is year 0). Dates before
+    /// Julian day 0 (-4712-01-01T12:00:00Z), and NaN, are that day; dates after
+    /// 506713-02-07T00:00:00Z are that instant, where Foundation's calendar stops.
+    static func dateSpelling(_ seconds: Double) -> String {
+        let clamped = seconds.isNaN ? earliestDate : min(max(seconds, earliestDate), latestDate)
+        if clamped >= gregorianCutover { return PlistDate(secondsSinceReferenceDate: clamped).iso8601String }
+        let whole = Int64(clamped.rounded(.down))
+        let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
+        let second = whole - days * 86_400
+        // Julian calendar date of the Julian day number (2001-01-01 is day 2,451,911).
+        let c = days + 2_451_911 + 32_082
+        let d = (4 * c + 3) / 1461
+        let e = c - 1461 * d / 4
+        let m = (5 * e + 2) / 153
+        let day = e - (153 * m + 2) / 5 + 1
+        let month = m + 3 - 12 * (m / 10)
+        let year = d - 4800 + m / 10
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value.magnitude)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return (year < 0 ? "-" : "") + pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
+            + pad(second / 3600, 2) + ":" + pad(second % 3600 / 60, 2) + ":" + pad(second % 60, 2) + "Z"
+    }
+
+    /// 1582-10-15T00:00:00Z, the first Gregorian day.
+    static let gregorianCutover: Double = -13_197_600_000
+    /// Julian day 0, -4712-01-01T12:00:00Z.
+    static let earliestDate: Double = -211_845_067_200
+    /// 506713-02-07T00:00:00Z.
+    static let latestDate: Double = {
+        // Days from 2001-01-01 to 506713-02-07 in the Gregorian calendar.
+        func days(_ y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+            let y = m <= 2 ? y0 - 1 : y0
+            let era = (y >= 0 ? y : y - 399) / 400
+            let yoe = y - era * 400
+            let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1
+            return era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+        }
+        return Double(days(506_713, 2, 7) - days(2001, 1, 1)) * 86_400
+    }()
+}
