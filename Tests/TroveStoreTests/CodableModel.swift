@@ -182,7 +182,7 @@ struct ModelGenerator {
 
     mutating func double() -> Double {
         pick([0.0, -0.0, 1.0, 0.1, -2.5, .infinity, -.infinity, .nan, 1e300, -1e-300, .pi, 123_456_789.0,
-              Double(bitPattern: random.next() & 0x7FEF_FFFF_FFFF_FFFF), 1e16, 4.9e-324])
+              Double(bitPattern: random.next() & 0x7FEF_FFFF_FFFF_FFFF), 1e16, .leastNonzeroMagnitude])
     }
 
     mutating func float() -> Float {

@@ -19,22 +19,36 @@ func troveEncode<T: Encodable>(_ value: T, as format: PlistFormat) -> Result<Dat
     return Result { try encoder.encode(value) }
 }
 
-/// A decoded value, compared through Foundation's binary encoding so that NaN, -0.0 and
-/// every bit of a real count; a value Foundation cannot encode compares by its error.
-func fingerprint<T: Encodable>(_ value: T) -> String {
-    do {
-        return try PropertyListEncoder().encode(value).base64EncodedString()
-    } catch {
-        return "unencodable: \(describe(error))"
+/// A decoded value, compared through Foundation's binary encoding read back as a value, so
+/// that NaN, -0.0 and every bit of a real count but the order of a Swift dictionary (which
+/// differs between two dictionaries of the same entries) does not; a value Foundation cannot
+/// encode compares by its error.
+enum Fingerprint: Equatable, CustomStringConvertible {
+    case value(PlistValue)
+    case failure(String)
+
+    var description: String {
+        switch self {
+        case .value(let value): return "value \(value)"
+        case .failure(let text): return text
+        }
     }
 }
 
-/// An outcome as text: the fingerprint of a value, or the error's case, coding path (string
-/// and integer values of every key) and message.
-func outcome<T: Encodable>(_ result: Result<T, any Error>) -> String {
+func fingerprint<T: Encodable>(_ value: T) -> Fingerprint {
+    do {
+        return .value(try Plist.read(PropertyListEncoder().encode(value)).value)
+    } catch {
+        return .failure("unencodable: \(describe(error))")
+    }
+}
+
+/// An outcome: the fingerprint of a value, or the error's case, coding path (string and
+/// integer values of every key) and message.
+func outcome<T: Encodable>(_ result: Result<T, any Error>) -> Fingerprint {
     switch result {
-    case .success(let value): return "value \(fingerprint(value))"
-    case .failure(let error): return describe(error)
+    case .success(let value): return fingerprint(value)
+    case .failure(let error): return .failure(describe(error))
     }
 }
 
@@ -65,7 +79,7 @@ func describe(_ error: any Error, messages: Bool = true) -> String {
 }
 
 /// Decodes `T` with both decoders from the same bytes.
-func decodeBoth<T: Codable>(_ type: T.Type, from data: Data) -> (foundation: String, trove: String) {
+func decodeBoth<T: Codable>(_ type: T.Type, from data: Data) -> (foundation: Fingerprint, trove: Fingerprint) {
     let foundation = Result { try PropertyListDecoder().decode(type, from: data) }
     let trove = Result { try PlistDecoder().decode(type, from: data) }
     return (outcome(foundation), outcome(trove))

@@ -213,6 +213,33 @@ struct CodableXMLWriter {
             + pad(second / 3600, 2) + ":" + pad(second % 3600 / 60, 2) + ":" + pad(second % 60, 2) + "Z"
     }
 
+    /// The instant Foundation's decoder reads from the `<date>` text that Trove's reader read as
+    /// `seconds` in the proleptic Gregorian calendar (CoreFoundation's): before 1582-10-15
+    /// Foundation reads the same year, month and day in the Julian calendar.
+    static func julianReading(ofProlepticGregorian seconds: Double) -> Double {
+        let whole = seconds.rounded(.down)
+        guard whole > -9e15 else { return seconds }
+        let wholeSeconds = Int64(whole)
+        let days = wholeSeconds >= 0 ? wholeSeconds / 86_400 : (wholeSeconds - 86_399) / 86_400
+        let secondOfDay = wholeSeconds - days * 86_400
+        // Gregorian civil date of the day (Hinnant), 2001-01-01 being day 11,323 after 1970.
+        let z = days + 11_323 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        // Julian day number of that date in the Julian calendar.
+        let a = (14 - month) / 12
+        let y = year + 4800 - a
+        let m = month + 12 * a - 3
+        let julianDay = day + (153 * m + 2) / 5 + 365 * y + y / 4 - 32_083
+        return Double((julianDay - 2_451_911) * 86_400 + secondOfDay) + (seconds - whole)
+    }
+
     /// 1582-10-15T00:00:00Z, the first Gregorian day.
     static let gregorianCutover: Double = -13_197_600_000
     /// Julian day 0, -4712-01-01T12:00:00Z.

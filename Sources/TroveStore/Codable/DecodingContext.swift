@@ -129,7 +129,13 @@ final class DecodingContext: Decoder {
     }
 
     func unwrapDate(_ value: PlistValue, parent: CodingPathNode?, step: CodingPathStep?) throws -> Date {
-        if case .date(let date) = value { return Date(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate) }
+        if case .date(let date) = value {
+            let seconds = date.secondsSinceReferenceDate
+            if flavor == .xml && seconds < CodableXMLWriter.gregorianCutover {
+                return Date(timeIntervalSinceReferenceDate: CodableXMLWriter.julianReading(ofProlepticGregorian: seconds))
+            }
+            return Date(timeIntervalSinceReferenceDate: seconds)
+        }
         try checkNotNull(value, Date.self, parent: parent, step: step)
         throw typeMismatch(Date.self, value, path: CodingPathNode.path(parent, appending: step))
     }
