@@ -30,7 +30,7 @@ struct CodableBinaryWriter {
 
     private var objects: [Object] = []
     private var references: [Int] = []
-    private var uniqued: [UniquedScalar: Int] = [:]
+    private var uniqued = ScalarTable()
     /// The shared `true`, `false` and `nil` objects of each domain, once met.
     private var shared: [SharedScalar: Int] = [:]
 
@@ -87,10 +87,10 @@ struct CodableBinaryWriter {
             shared[key] = index
             return index
         default:
-            guard let key = UniquedScalar(node, domain: domain) else { return append(node) }
-            if let existing = uniqued[key] { return existing }
+            guard let hash = ScalarTable.hash(node, domain: domain) else { return append(node) }
+            if let existing = uniqued.find(node, domain: domain, hash: hash) { return existing }
             let index = append(node)
-            uniqued[key] = index
+            uniqued.insert(node, domain: domain, hash: hash, objectIndex: index)
             return index
         }
     }
@@ -105,13 +105,12 @@ struct CodableBinaryWriter {
 
     private func serialize() -> Data {
         let refSize = Self.minimumByteCount(UInt64(objects.count))
-        var out = BinaryOutput()
-        out.bytes.reserveCapacity(64 + objects.count * 12 + references.count * refSize)
-        out.append(contentsOf: Array("bplist00".utf8))
+        var out = OutputBuffer(capacity: 64 + objects.count * 16 + references.count * refSize)
+        out.append("bplist00")
         var offsets: [Int] = []
         offsets.reserveCapacity(objects.count)
         for object in objects {
-            offsets.append(out.bytes.count)
+            offsets.append(out.count)
             switch object {
             case .scalar(let node):
                 out.appendScalar(node)
@@ -123,16 +122,18 @@ struct CodableBinaryWriter {
                 for i in first..<first + 2 * count { out.appendBigEndian(UInt64(references[i]), width: refSize) }
             }
         }
-        let tableOffset = out.bytes.count
+        let tableOffset = out.count
         let offsetSize = Self.minimumByteCount(UInt64(tableOffset))
         for offset in offsets { out.appendBigEndian(UInt64(offset), width: offsetSize) }
         // Trailer: five unused bytes, the sort version, the two widths, the object count, the
         // top object and the offset table's position.
-        out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
+        out.append(repeating: 0, count: 6)
+        out.append(UInt8(offsetSize))
+        out.append(UInt8(refSize))
         out.appendBigEndian(UInt64(objects.count), width: 8)
         out.appendBigEndian(0, width: 8)
         out.appendBigEndian(UInt64(tableOffset), width: 8)
-        return Data(out.bytes)
+        return out.data()
     }
 
     /// The bytes needed for `value` without leading zero bytes (at least one).
@@ -141,26 +142,14 @@ struct CodableBinaryWriter {
     }
 }
 
-/// The output of ``CodableBinaryWriter``.
-private struct BinaryOutput {
-    var bytes: [UInt8] = []
-
-    mutating func append(contentsOf other: [UInt8]) { bytes.append(contentsOf: other) }
-
-    mutating func appendBigEndian(_ value: UInt64, width: Int) {
-        var shift = (width - 1) * 8
-        while shift >= 0 {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            shift -= 8
-        }
-    }
-
+/// The binary spellings of ``CodableBinaryWriter``.
+extension OutputBuffer {
     /// A marker with its count in the low nibble, or 0xF and an integer object after it.
     mutating func appendMarker(_ marker: UInt8, count: Int) {
         if count < 15 {
-            bytes.append(marker | UInt8(count))
+            append(marker | UInt8(count))
         } else {
-            bytes.append(marker | 0xF)
+            append(marker | 0xF)
             appendSigned(Int64(count))
         }
     }
@@ -169,16 +158,16 @@ private struct BinaryOutput {
     mutating func appendSigned(_ value: Int64) {
         let bits = UInt64(bitPattern: value)
         if bits <= 0xFF {
-            bytes.append(0x10)
+            append(0x10)
             appendBigEndian(bits, width: 1)
         } else if bits <= 0xFFFF {
-            bytes.append(0x11)
+            append(0x11)
             appendBigEndian(bits, width: 2)
         } else if bits <= 0xFFFF_FFFF {
-            bytes.append(0x12)
+            append(0x12)
             appendBigEndian(bits, width: 4)
         } else {
-            bytes.append(0x13)
+            append(0x13)
             appendBigEndian(bits, width: 8)
         }
     }
@@ -193,23 +182,23 @@ private struct BinaryOutput {
             appendSigned(value)
         case .unsigned(let value):
             // Foundation's 16-byte form: the high half zero.
-            bytes.append(0x14)
+            append(0x14)
             appendBigEndian(0, width: 8)
             appendBigEndian(value, width: 8)
         case .float(let value):
-            bytes.append(0x22)
+            append(0x22)
             appendBigEndian(UInt64(value.bitPattern), width: 4)
         case .double(let value):
-            bytes.append(0x23)
+            append(0x23)
             appendBigEndian(value.bitPattern, width: 8)
         case .date(let seconds):
-            bytes.append(0x33)
+            append(0x33)
             appendBigEndian(seconds.bitPattern, width: 8)
         case .data(let data):
             appendMarker(0x40, count: data.count)
-            bytes.append(contentsOf: data)
+            append(data)
         case .bool(let value):
-            bytes.append(value ? 0x09 : 0x08)
+            append(value ? 0x09 : 0x08)
         case .array, .dictionary, .foreign:
             preconditionFailure("containers are written by the table, foreign scalars as their own")
         }
@@ -219,51 +208,126 @@ private struct BinaryOutput {
     mutating func appendString(_ string: String) {
         if string.isASCII {
             appendMarker(0x50, count: string.utf8.count)
-            bytes.append(contentsOf: string.utf8)
+            append(utf8: string)
         } else {
-            appendMarker(0x60, count: string.utf16.count)
+            let units = string.utf16.count
+            appendMarker(0x60, count: units)
+            reserve(2 * units)
             for unit in string.utf16 {
-                bytes.append(UInt8(unit >> 8))
-                bytes.append(UInt8(truncatingIfNeeded: unit))
+                appendReserved(UInt8(unit >> 8))
+                appendReserved(UInt8(truncatingIfNeeded: unit))
             }
         }
     }
 }
 
-/// A scalar under the equality of Foundation's binary uniquing (see ``CodableBinaryWriter``).
-private struct UniquedScalar: Hashable {
-    let domain: EncodingDomain
-    let value: Value
-
-    enum Value: Hashable {
-        case ascii(String)
-        case unicode(String)
-        case signed(Int64)
-        case unsigned(UInt64)
-        /// Bits with zero made canonical: equal when `==` holds, or for NaNs of the same bits.
-        case float(UInt32)
-        case double(UInt64)
-        case date(UInt64)
-        case data(Data)
+/// The scalars already numbered, under the equality of Foundation's binary uniquing (see
+/// ``CodableBinaryWriter``), in an open-addressing table with a cheap hash: ASCII strings and
+/// data hash their bytes, numbers their bits; only non-ASCII strings use Swift's hash, which
+/// agrees with canonical equivalence.
+private struct ScalarTable {
+    private struct Entry {
+        let hash: UInt64
+        let node: EncodedNode
+        let domain: EncodingDomain
+        let objectIndex: Int
     }
 
-    /// The key of a uniqued scalar; nil for a value that equals nothing (a NaN date) and for
-    /// the kinds that are not uniqued by value.
-    init?(_ node: EncodedNode, domain: EncodingDomain) {
-        self.domain = domain
+    private var entries: [Entry] = []
+    /// 0 for an empty slot, else an entry's position plus one.
+    private var slots = [Int](repeating: 0, count: 64)
+
+    /// The hash of a uniqued scalar in `domain`; nil for what is never uniqued by value (a NaN
+    /// date equals nothing, containers and shared scalars are numbered elsewhere).
+    static func hash(_ node: EncodedNode, domain: EncodingDomain) -> UInt64? {
+        let seed = UInt64(bitPattern: Int64(domain)) &* 0x9E37_79B9_7F4A_7C15
         switch node {
-        case .string(let string): value = string.isASCII ? .ascii(string) : .unicode(string)
-        case .signed(let number): value = .signed(number)
-        case .unsigned(let number): value = .unsigned(number)
-        case .float(let number):
-            value = .float(number == 0 ? 0 : number.bitPattern)
-        case .double(let number):
-            value = .double(number == 0 ? 0 : number.bitPattern)
-        case .date(let seconds):
-            if seconds.isNaN { return nil }
-            value = .date(seconds == 0 ? 0 : seconds.bitPattern)
-        case .data(let data): value = .data(data)
+        case .string(let string):
+            if string.isASCII { return mix(seed ^ 1, bytesHash(string)) }
+            return mix(seed ^ 2, UInt64(bitPattern: Int64(string.hashValue)))
+        case .signed(let value): return mix(seed ^ 3, UInt64(bitPattern: value))
+        case .unsigned(let value): return mix(seed ^ 4, value)
+        case .float(let value): return mix(seed ^ 5, value == 0 ? 0 : UInt64(value.bitPattern))
+        case .double(let value): return mix(seed ^ 6, value == 0 ? 0 : value.bitPattern)
+        case .date(let value):
+            if value.isNaN { return nil }
+            return mix(seed ^ 7, value == 0 ? 0 : value.bitPattern)
+        case .data(let data): return mix(seed ^ 8, data.withUnsafeBytes { bytesHash($0) })
         default: return nil
         }
+    }
+
+    @inline(__always)
+    private static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        var h = (a ^ b) &* 0xBF58_476D_1CE4_E5B9
+        h ^= h >> 31
+        h = h &* 0x94D0_49BB_1331_11EB
+        return h ^ (h >> 29)
+    }
+
+    private static func bytesHash(_ string: String) -> UInt64 {
+        if let hash = string.utf8.withContiguousStorageIfAvailable({ bytesHash(UnsafeRawBufferPointer($0)) }) { return hash }
+        var copy = string
+        return copy.withUTF8 { bytesHash(UnsafeRawBufferPointer($0)) }
+    }
+
+    private static func bytesHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h = UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15
+        var i = 0
+        while i + 8 <= bytes.count {
+            h = mix(h, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < bytes.count {
+            tail |= UInt64(bytes[i]) << shift
+            shift += 8
+            i += 1
+        }
+        return mix(h, tail)
+    }
+
+    /// True when Foundation's uniquing calls the two scalars one object.
+    private static func same(_ a: EncodedNode, _ b: EncodedNode) -> Bool {
+        switch (a, b) {
+        case let (.string(x), .string(y)): return x == y && x.isASCII == y.isASCII
+        case let (.signed(x), .signed(y)): return x == y
+        case let (.unsigned(x), .unsigned(y)): return x == y
+        case let (.float(x), .float(y)): return x == y || (x.isNaN && x.bitPattern == y.bitPattern)
+        case let (.double(x), .double(y)): return x == y || (x.isNaN && x.bitPattern == y.bitPattern)
+        case let (.date(x), .date(y)): return x == y
+        case let (.data(x), .data(y)): return x == y
+        default: return false
+        }
+    }
+
+    func find(_ node: EncodedNode, domain: EncodingDomain, hash: UInt64) -> Int? {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let occupant = slots[slot]
+            if occupant == 0 { return nil }
+            let entry = entries[occupant - 1]
+            if entry.hash == hash && entry.domain == domain && Self.same(entry.node, node) { return entry.objectIndex }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    mutating func insert(_ node: EncodedNode, domain: EncodingDomain, hash: UInt64, objectIndex: Int) {
+        entries.append(Entry(hash: hash, node: node, domain: domain, objectIndex: objectIndex))
+        if entries.count * 2 > slots.count {
+            slots = [Int](repeating: 0, count: slots.count * 2)
+            for position in entries.indices { place(position) }
+        } else {
+            place(entries.count - 1)
+        }
+    }
+
+    private mutating func place(_ position: Int) {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: entries[position].hash) & mask
+        while slots[slot] != 0 { slot = (slot + 1) & mask }
+        slots[slot] = position + 1
     }
 }

@@ -14,167 +14,219 @@ import TroveCore
 ///
 /// The layout is otherwise CF's: tab indentation, base64 lines of at most 76 columns counting a
 /// tab as 8 (with at most 8 tabs of indentation in front of them).
-struct CodableXMLWriter {
-    private var out: [UInt8] = []
+struct CodableXMLWriter: ~Copyable {
+    private var out = OutputBuffer(capacity: 4096)
     /// The indentation of a foreign scalar's place, while it is written.
     private var foreignIndentation = 0
 
-    private static let header = Array("""
+    private static let header: StaticString = """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
 
-        """.utf8)
+        """
 
     /// The document for `top`.
     static func write(_ top: EncodedNode) -> Data {
         var writer = CodableXMLWriter()
-        writer.out.reserveCapacity(4096)
-        writer.out.append(contentsOf: header)
+        writer.out.append(header)
         writer.append(top, indentation: 0)
-        writer.append("</plist>\n")
-        return Data(writer.out)
-    }
-
-    private mutating func append(_ text: StaticString) {
-        text.withUTF8Buffer { out.append(contentsOf: $0) }
-    }
-
-    private mutating func append(_ text: String) {
-        out.append(contentsOf: text.utf8)
+        writer.out.append("</plist>\n")
+        return writer.out.data()
     }
 
     private mutating func indent(_ count: Int) {
-        for _ in 0..<max(count, 0) { out.append(0x09) }
+        out.append(repeating: 0x09, count: count)
     }
 
     /// Writes `node` at `indentation` tabs; -1 when the tabs are already written.
     private mutating func append(_ node: EncodedNode, indentation requested: Int) {
         indent(requested)
         let indentation = requested < 0 ? foreignIndentation : requested
-        if case .foreign = node { foreignIndentation = indentation }
         switch node {
         case .string(let string):
-            append("<string>")
+            out.append("<string>")
             appendEscaped(string)
-            append("</string>\n")
+            out.append("</string>\n")
         case .null:
-            append("<string>$null</string>\n")
+            out.append("<string>$null</string>\n")
         case .foreign(let foreign):
+            foreignIndentation = indentation
             append(foreign.node, indentation: -1)
         case .signed(let value):
-            append("<integer>")
-            append(String(value))
-            append("</integer>\n")
+            out.append("<integer>")
+            out.appendDecimal(value)
+            out.append("</integer>\n")
         case .unsigned(let value):
-            append("<integer>")
-            append(String(value))
-            append("</integer>\n")
+            out.append("<integer>")
+            out.appendDecimal(value, minimumDigits: 1)
+            out.append("</integer>\n")
         case .float(let value):
-            append("<real>")
-            append(Self.realSpelling(Double(value)))
-            append("</real>\n")
+            out.append("<real>")
+            out.append(utf8: Self.realSpelling(Double(value)))
+            out.append("</real>\n")
         case .double(let value):
-            append("<real>")
-            append(Self.realSpelling(value))
-            append("</real>\n")
+            out.append("<real>")
+            out.append(utf8: Self.realSpelling(value))
+            out.append("</real>\n")
         case .bool(let value):
-            append(value ? "<true/>\n" : "<false/>\n")
+            out.append(value ? "<true/>\n" : "<false/>\n")
         case .date(let seconds):
-            append("<date>")
-            append(Self.dateSpelling(seconds))
-            append("</date>\n")
+            out.append("<date>")
+            appendDate(seconds)
+            out.append("</date>\n")
         case .data(let data):
-            append("<data>\n")
+            out.append("<data>\n")
             appendBase64(data, indentation: indentation)
             indent(indentation)
-            append("</data>\n")
+            out.append("</data>\n")
         case .array(let array):
             if array.elements.isEmpty {
-                append("<array/>\n")
+                out.append("<array/>\n")
                 return
             }
-            append("<array>\n")
+            out.append("<array>\n")
             for element in array.elements { append(element, indentation: indentation + 1) }
             indent(indentation)
-            append("</array>\n")
+            out.append("</array>\n")
         case .dictionary(let dictionary):
             if dictionary.count == 0 {
-                append("<dict/>\n")
+                out.append("<dict/>\n")
                 return
             }
-            append("<dict>\n")
+            out.append("<dict>\n")
             let (keys, values) = dictionary.mergedEntries
-            let order = keys.indices.sorted { keys[$0] < keys[$1] }
-            for i in order {
+            for i in Self.sortedOrder(keys) {
                 indent(indentation + 1)
-                append("<key>")
+                out.append("<key>")
                 appendEscaped(keys[i])
-                append("</key>\n")
+                out.append("</key>\n")
                 append(values[i], indentation: indentation + 1)
             }
             indent(indentation)
-            append("</dict>\n")
+            out.append("</dict>\n")
         }
     }
 
+    /// Positions of `keys` in Swift's `String` order (the keys are distinct).
+    private static func sortedOrder(_ keys: [String]) -> [Int] {
+        var sorted = true
+        for i in keys.indices.dropFirst() where !(keys[i - 1] < keys[i]) {
+            sorted = false
+            break
+        }
+        if sorted { return Array(keys.indices) }
+        return keys.indices.sorted { keys[$0] < keys[$1] }
+    }
+
+    /// The string with `<`, `>` and `&` escaped, copied in runs between them.
     private mutating func appendEscaped(_ string: String) {
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "<"): append("&lt;")
-            case UInt8(ascii: ">"): append("&gt;")
-            case UInt8(ascii: "&"): append("&amp;")
-            default: out.append(byte)
+        var string = string
+        string.withUTF8 { bytes in
+            var runStart = 0
+            for i in 0..<bytes.count {
+                let byte = bytes[i]
+                guard byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "&") else { continue }
+                out.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runStart..<i])))
+                switch byte {
+                case UInt8(ascii: "<"): out.append("&lt;")
+                case UInt8(ascii: ">"): out.append("&gt;")
+                default: out.append("&amp;")
+                }
+                runStart = i + 1
             }
+            out.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runStart...])))
         }
     }
 
-    private static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let base64Alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Base64 in lines that end once the characters plus 8 columns per tab reach 76.
     private mutating func appendBase64(_ data: Data, indentation: Int) {
         let tabs = min(indentation, 8)
-        let alphabet = Self.base64Alphabet
-        var line: [UInt8] = []
-        line.reserveCapacity(80)
-        var previous = 0
-        var index = 0
-        for byte in data {
-            let current = Int(byte)
-            switch index % 3 {
-            case 0:
-                line.append(alphabet[(current >> 2) & 0x3F])
-            case 1:
-                line.append(alphabet[((previous << 8 | current) >> 4) & 0x3F])
-            default:
-                line.append(alphabet[((previous << 8 | current) >> 6) & 0x3F])
-                line.append(alphabet[current & 0x3F])
+        // Characters per line: the first count at which characters + 8 * tabs reaches 76, where
+        // characters grow by 1, 1, 2 for the three bytes of each group.
+        var line = [UInt8](repeating: 0, count: 80)
+        var length = 0
+        Self.base64Alphabet.withUnsafeBufferPointer { alphabet in
+            data.withUnsafeBytes { bytes in
+                var previous = 0
+                for index in 0..<bytes.count {
+                    let current = Int(bytes[index])
+                    switch index % 3 {
+                    case 0:
+                        line[length] = alphabet[(current >> 2) & 0x3F]
+                        length += 1
+                    case 1:
+                        line[length] = alphabet[((previous << 8 | current) >> 4) & 0x3F]
+                        length += 1
+                    default:
+                        line[length] = alphabet[((previous << 8 | current) >> 6) & 0x3F]
+                        line[length + 1] = alphabet[current & 0x3F]
+                        length += 2
+                    }
+                    previous = current
+                    if length + 8 * tabs >= 76 {
+                        flushBase64Line(&line, &length, tabs: tabs)
+                    }
+                }
+                switch bytes.count % 3 {
+                case 1:
+                    line[length] = alphabet[(previous << 4) & 0x30]
+                    line[length + 1] = UInt8(ascii: "=")
+                    line[length + 2] = UInt8(ascii: "=")
+                    length += 3
+                case 2:
+                    line[length] = alphabet[(previous << 2) & 0x3C]
+                    line[length + 1] = UInt8(ascii: "=")
+                    length += 2
+                default:
+                    break
+                }
             }
-            previous = current
-            index += 1
-            if line.count + 8 * tabs >= 76 {
-                indent(tabs)
-                out.append(contentsOf: line)
-                out.append(0x0A)
-                line.removeAll(keepingCapacity: true)
-            }
         }
-        switch data.count % 3 {
-        case 1:
-            line.append(alphabet[(previous << 4) & 0x30])
-            line.append(UInt8(ascii: "="))
-            line.append(UInt8(ascii: "="))
-        case 2:
-            line.append(alphabet[(previous << 2) & 0x3C])
-            line.append(UInt8(ascii: "="))
-        default:
-            break
+        if length > 0 { flushBase64Line(&line, &length, tabs: tabs) }
+    }
+
+    private mutating func flushBase64Line(_ line: inout [UInt8], _ length: inout Int, tabs: Int) {
+        indent(tabs)
+        line.withUnsafeBytes { out.append(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        out.append(0x0A)
+        length = 0
+    }
+
+    /// ISO 8601 in UTC with whole seconds (see ``dateSpelling(_:)``), written in place for the
+    /// common years 1583 to 9999.
+    private mutating func appendDate(_ seconds: Double) {
+        // 1583-01-01 and 10000-01-01, as seconds from 2001.
+        guard seconds >= -13_166_064_000, seconds < 252_423_993_600 else {
+            out.append(utf8: Self.dateSpelling(seconds))
+            return
         }
-        if !line.isEmpty {
-            indent(tabs)
-            out.append(contentsOf: line)
-            out.append(0x0A)
-        }
+        let whole = Int64(seconds.rounded(.down))
+        let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
+        let second = whole - days * 86_400
+        let z = days + 11_323 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        out.appendDecimal(UInt64(year), minimumDigits: 4)
+        out.append(UInt8(ascii: "-"))
+        out.appendDecimal(UInt64(month), minimumDigits: 2)
+        out.append(UInt8(ascii: "-"))
+        out.appendDecimal(UInt64(day), minimumDigits: 2)
+        out.append(UInt8(ascii: "T"))
+        out.appendDecimal(UInt64(second / 3600), minimumDigits: 2)
+        out.append(UInt8(ascii: ":"))
+        out.appendDecimal(UInt64(second % 3600 / 60), minimumDigits: 2)
+        out.append(UInt8(ascii: ":"))
+        out.appendDecimal(UInt64(second % 60), minimumDigits: 2)
+        out.append(UInt8(ascii: "Z"))
     }
 
     /// Swift's description without a trailing `.0`, and signed infinities.

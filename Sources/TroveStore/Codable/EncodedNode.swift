@@ -129,6 +129,10 @@ final class EncodedDictionary {
             values[position] = value
             return
         }
+        if keys.isEmpty {
+            keys.reserveCapacity(8)
+            values.reserveCapacity(8)
+        }
         keys.append(key)
         values.append(value)
         if index != nil {
