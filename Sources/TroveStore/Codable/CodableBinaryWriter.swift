@@ -234,6 +234,8 @@ private struct ScalarTable {
     }
 
     private var entries: [Entry] = []
+    /// The entries' hashes, apart, so that a probe reads no node until the hashes agree.
+    private var hashes: [UInt64] = []
     /// 0 for an empty slot, else an entry's position plus one.
     private var slots = [Int](repeating: 0, count: 64)
 
@@ -308,14 +310,19 @@ private struct ScalarTable {
         while true {
             let occupant = slots[slot]
             if occupant == 0 { return nil }
-            let entry = entries[occupant - 1]
-            if entry.hash == hash && entry.domain == domain && Self.same(entry.node, node) { return entry.objectIndex }
+            if hashes[occupant - 1] == hash {
+                let matches = entries.withUnsafeBufferPointer { entries in
+                    entries[occupant - 1].domain == domain && Self.same(entries[occupant - 1].node, node)
+                }
+                if matches { return entries[occupant - 1].objectIndex }
+            }
             slot = (slot + 1) & mask
         }
     }
 
     mutating func insert(_ node: EncodedNode, domain: EncodingDomain, hash: UInt64, objectIndex: Int) {
         entries.append(Entry(hash: hash, node: node, domain: domain, objectIndex: objectIndex))
+        hashes.append(hash)
         if entries.count * 2 > slots.count {
             slots = [Int](repeating: 0, count: slots.count * 2)
             for position in entries.indices { place(position) }
@@ -326,7 +333,7 @@ private struct ScalarTable {
 
     private mutating func place(_ position: Int) {
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: entries[position].hash) & mask
+        var slot = Int(truncatingIfNeeded: hashes[position]) & mask
         while slots[slot] != 0 { slot = (slot + 1) & mask }
         slots[slot] = position + 1
     }

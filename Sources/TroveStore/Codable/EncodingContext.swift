@@ -130,7 +130,7 @@ final class EncodingContext: Encoder {
     /// the order of encoding).
     func wrapGeneric<T: Encodable>(_ value: T, parent: CodingPathNode?, step: CodingPathStep?) throws -> EncodedNode? {
         if let scalar = Self.scalar(value) { return scalar }
-        if let dictionary = value as? any StringKeyedEncodable {
+        if mayBeStringKeyed(T.self), let dictionary = value as? any StringKeyedEncodable {
             return try dictionary.encodeSortedEntries(into: self, path: CodingPathNode.appending(parent, step))
         }
         let depth = storage.count
@@ -145,6 +145,19 @@ final class EncodingContext: Encoder {
         }
         guard storage.count > depth else { return nil }
         return storage.removeLast()
+    }
+
+    /// Types seen not to be `[String: T]`, so that the dynamic cast, which costs more than the
+    /// rest of a small value's encoding, runs once per type rather than once per value.
+    private var notStringKeyed: [ObjectIdentifier] = []
+
+    @inline(__always)
+    private func mayBeStringKeyed<T>(_ type: T.Type) -> Bool {
+        let id = ObjectIdentifier(type)
+        if notStringKeyed.contains(id) { return false }
+        if type is any StringKeyedEncodable.Type { return true }
+        if notStringKeyed.count < 16 { notStringKeyed.append(id) }
+        return false
     }
 
     /// The node of a value whose type the encoder spells itself, or nil.
