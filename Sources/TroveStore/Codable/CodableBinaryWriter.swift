@@ -293,7 +293,10 @@ private struct ScalarTable {
     /// True when Foundation's uniquing calls the two scalars one object.
     private static func same(_ a: EncodedNode, _ b: EncodedNode) -> Bool {
         switch (a, b) {
-        case let (.string(x), .string(y)): return x == y && x.isASCII == y.isASCII
+        case let (.string(x), .string(y)):
+            // Equal strings of equal length are both ASCII or both not (a non-ASCII string equal
+            // to an ASCII one is longer), so the ASCII test is needed only across lengths.
+            return x == y && (x.utf8.count == y.utf8.count || x.isASCII == y.isASCII)
         case let (.signed(x), .signed(y)): return x == y
         case let (.unsigned(x), .unsigned(y)): return x == y
         case let (.float(x), .float(y)): return x == y || (x.isNaN && x.bitPattern == y.bitPattern)

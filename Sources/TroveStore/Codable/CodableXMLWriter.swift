@@ -18,6 +18,9 @@ struct CodableXMLWriter: ~Copyable {
     private var out = OutputBuffer(capacity: 4096)
     /// The indentation of a foreign scalar's place, while it is written.
     private var foreignIndentation = 0
+    /// The keys of the last dictionary sorted, and their order.
+    private var lastKeys: [String] = []
+    private var lastOrder: [Int] = []
 
     private static let header: StaticString = """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -96,7 +99,7 @@ struct CodableXMLWriter: ~Copyable {
             }
             out.append("<dict>\n")
             let (keys, values) = dictionary.mergedEntries
-            for i in Self.sortedOrder(keys) {
+            for i in sortedOrder(keys) {
                 indent(indentation + 1)
                 out.append("<key>")
                 appendEscaped(keys[i])
@@ -108,15 +111,17 @@ struct CodableXMLWriter: ~Copyable {
         }
     }
 
-    /// Positions of `keys` in Swift's `String` order (the keys are distinct).
-    private static func sortedOrder(_ keys: [String]) -> [Int] {
-        var sorted = true
-        for i in keys.indices.dropFirst() where !(keys[i - 1] < keys[i]) {
-            sorted = false
-            break
+    /// Positions of `keys` in Swift's `String` order (the keys are distinct). Records of one type
+    /// repeat the same keys, so the last order is kept and reused when the keys are the same.
+    private mutating func sortedOrder(_ keys: [String]) -> [Int] {
+        if keys == lastKeys { return lastOrder }
+        var order = Array(keys.indices)
+        if !zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) {
+            order.sort { keys[$0] < keys[$1] }
         }
-        if sorted { return Array(keys.indices) }
-        return keys.indices.sorted { keys[$0] < keys[$1] }
+        lastKeys = keys
+        lastOrder = order
+        return order
     }
 
     /// The string with `<`, `>` and `&` escaped, copied in runs between them.
@@ -146,8 +151,9 @@ struct CodableXMLWriter: ~Copyable {
         let tabs = min(indentation, 8)
         // Characters per line: the first count at which characters + 8 * tabs reaches 76, where
         // characters grow by 1, 1, 2 for the three bytes of each group.
-        var line = [UInt8](repeating: 0, count: 80)
+        var line: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var length = 0
+        withUnsafeMutableBytes(of: &line) { line in
         Self.base64Alphabet.withUnsafeBufferPointer { alphabet in
             data.withUnsafeBytes { bytes in
                 var previous = 0
@@ -167,7 +173,8 @@ struct CodableXMLWriter: ~Copyable {
                     }
                     previous = current
                     if length + 8 * tabs >= 76 {
-                        flushBase64Line(&line, &length, tabs: tabs)
+                        flushBase64Line(UnsafeRawBufferPointer(rebasing: line[0..<length]), tabs: tabs)
+                        length = 0
                     }
                 }
                 switch bytes.count % 3 {
@@ -185,14 +192,14 @@ struct CodableXMLWriter: ~Copyable {
                 }
             }
         }
-        if length > 0 { flushBase64Line(&line, &length, tabs: tabs) }
+        if length > 0 { flushBase64Line(UnsafeRawBufferPointer(rebasing: line[0..<length]), tabs: tabs) }
+        }
     }
 
-    private mutating func flushBase64Line(_ line: inout [UInt8], _ length: inout Int, tabs: Int) {
+    private mutating func flushBase64Line(_ line: UnsafeRawBufferPointer, tabs: Int) {
         indent(tabs)
-        line.withUnsafeBytes { out.append(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        out.append(line)
         out.append(0x0A)
-        length = 0
     }
 
     /// ISO 8601 in UTC with whole seconds (see ``dateSpelling(_:)``), written in place for the

@@ -144,9 +144,14 @@ final class EncodedDictionary {
 
     private func position(of key: String) -> Int? {
         if let index { return index[UniquingKey(key)] }
-        for i in keys.indices where keys[i] == key && (keys[i].isASCII == key.isASCII) {
-            return i
+        if key.isASCII {
+            // An ASCII key equals only a key of the same bytes: a non-ASCII string that Swift
+            // calls equal to it is longer, so comparing lengths first skips most keys.
+            let length = key.utf8.count
+            for i in keys.indices where keys[i].utf8.count == length && keys[i] == key { return i }
+            return nil
         }
+        for i in keys.indices where keys[i] == key && !keys[i].isASCII { return i }
         return nil
     }
 
