@@ -20,10 +20,12 @@ enum DecodingFlavor {
 /// a nested value swaps it in and out again, so the only allocation a nested struct costs is
 /// one coding-path step (and the container box the standard library makes).
 final class DecodingContext: Decoder {
+    // Used from one thread and never in overlapping accesses: unchecked exclusivity saves the
+    // dynamic checks on every nested value.
     /// The value being decoded.
-    var value: PlistValue
+    @exclusivity(unchecked) var value: PlistValue
     /// Its coding path.
-    var node: CodingPathNode?
+    @exclusivity(unchecked) var node: CodingPathNode?
     let userInfo: [CodingUserInfoKey: Any]
     let flavor: DecodingFlavor
 
