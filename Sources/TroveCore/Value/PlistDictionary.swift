@@ -68,6 +68,13 @@ public struct PlistDictionary: Sendable {
         }
     }
 
+    /// ``init(uniqueKeys:values:)`` without the check, for this package's layers that prove the
+    /// keys distinct byte for byte as they collect them (the Codable encoder's uniquing): one
+    /// pass, no key compared. Repeated keys break lookups.
+    package init(distinctKeys keys: [String], values: [PlistValue]) {
+        self.init(uncheckedUniqueKeys: keys, values: values)
+    }
+
     /// A dictionary of `keys[i]: values[i]`; the caller has proven the keys distinct.
     init(uncheckedUniqueKeys keys: [String], values: [PlistValue]) {
         assert(keys.count == values.count, "a dictionary needs as many keys as values")
