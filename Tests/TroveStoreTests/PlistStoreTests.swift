@@ -207,3 +207,85 @@ struct HexPlistStoreType: PlistStoreType {
         return Data((binary.map { String(format: "%02x", $0) }.joined() + "\n").utf8)
     }
 }
+
+/// Codable values in stores, and watching a store's file for hot reload.
+@Suite("Stores: Codable and changes")
+struct PlistStoreCodableAndChangesTests {
+    struct Config: Codable, Equatable {
+        var port = 8080
+        var hosts: [String] = []
+        var started: Date?
+    }
+
+    @Test("a Codable value saves in the store's format, exactly as Foundation's encoder spells it, and loads back")
+    func codable() throws {
+        let directory = try PlistStoreTests.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = Config(port: 9090, hosts: ["a", "b"], started: Date(timeIntervalSinceReferenceDate: 1000))
+        for (file, format) in [("c.plist", PlistFormat.binary), ("c.json", .json), ("x.plist", .xml)] {
+            let path = directory.appendingPathComponent(file).path
+            let store = file == "x.plist" ? PlistStore(path: path, type: FormatStoreType.xml) : PlistStore(path: path)
+            #expect(try store.load(Config.self) == nil)
+            let value = file == "c.json" ? Config(port: 1, hosts: ["h"], started: nil) : config
+            try store.save(value)
+            #expect(try PlistStore(path: path).load(Config.self) == value)
+            #expect(try Plist.read(Data(contentsOf: URL(fileURLWithPath: path))).format == format)
+            if format == .xml {
+                let foundation = PropertyListEncoder()
+                foundation.outputFormat = .xml
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == foundation.encode(value))
+            }
+        }
+        // A value that does not fit the type is Foundation's DecodingError, with its coding path.
+        let path = directory.appendingPathComponent("bad.plist").path
+        try PlistStore(path: path).save(["port": "eighty"])
+        do {
+            _ = try PlistStore(path: path).load(Config.self)
+            Issue.record("a string decoded as an Int")
+        } catch let DecodingError.typeMismatch(_, context) {
+            #expect(context.codingPath.map(\.stringValue) == ["port"])
+        }
+    }
+
+    @Test("another program's saves arrive as changes; a corrupt save is an error and the last good value stays")
+    func changes() async throws {
+        let directory = try PlistStoreTests.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("live.plist").path
+        let store = PlistStore(path: path)
+        try store.save(["version": 1])
+        let stream = try store.changes(debounce: .milliseconds(50))
+        let collector = Task { () -> [String] in
+            var seen: [String] = []
+            for await change in stream {
+                switch change {
+                case .changed(let value): seen.append("value \(value[keyPath: "version"]?.description ?? "?")")
+                case .failed(let error): seen.append("error \(error.code)")
+                case .removed: seen.append("removed")
+                }
+                if seen.count == 4 { break }
+            }
+            return seen
+        }
+        // Another writer: an atomic save, a torn one, a good one again, then a deletion.
+        try await Task.sleep(for: .milliseconds(200))
+        try PlistFile.save(["version": 2], as: .xml, to: path)
+        try await Task.sleep(for: .milliseconds(400))
+        try Data("<plist><dict><key>version</key>".utf8).write(to: URL(fileURLWithPath: path))
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(store.current == ["version": 2])
+        try PlistFile.save(["version": 3], as: .xml, to: path)
+        try await Task.sleep(for: .milliseconds(400))
+        try FileManager.default.removeItem(atPath: path)
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(10))
+            collector.cancel()
+        }
+        let seen = await collector.value
+        timeout.cancel()
+        #expect(seen == ["value 2", "error unexpected-end", "value 3", "removed"])
+        #expect(store.current == ["version": 3])
+        // The file was replaced by XML: the store follows its content.
+        #expect(store.type.name == "xml1")
+    }
+}

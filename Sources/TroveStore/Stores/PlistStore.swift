@@ -78,6 +78,25 @@ public final class PlistStore: @unchecked Sendable {
         try locked { () throws(PlistError) -> PlistValue? in try loadSnapshot()?.value }
     }
 
+    /// The value last loaded, saved or reloaded after a change: the last good one, which a
+    /// failed reload leaves in place. Nil before the first load or save.
+    public var current: PlistValue? { lock.withLock { lastSnapshot?.value } }
+
+    /// Reads the file again for a change another program made; on failure ``current`` keeps the
+    /// last good value. Nil when the file is gone.
+    func reload() throws(PlistError) -> PlistValue? {
+        try locked { () throws(PlistError) -> PlistValue? in
+            let (previous, previousType) = (lastSnapshot, resolvedType)
+            do throws(PlistError) {
+                if !typeIsFixed { resolvedType = nil }
+                return try loadSnapshot()?.value
+            } catch {
+                (lastSnapshot, resolvedType) = (previous, previousType)
+                throw error
+            }
+        }
+    }
+
     /// Keeps `value` at ``path``, replacing what was there atomically.
     ///
     /// An existing file that was not loaded through this store is read first, so that the save
