@@ -26,6 +26,8 @@ final class PersistentDomain: @unchecked Sendable {
     private var hasRead = false
     private var flushScheduled = false
     private var observers: [UUID: @Sendable (DomainChange) -> Void] = [:]
+    /// The watch of the file while anyone observes the domain.
+    private var watchTask: Task<Void, Never>?
     /// Where problems nobody asked about (a corrupt file moved aside, a background flush that
     /// failed) are reported.
     private var errorHandler: (@Sendable (PlistError) -> Void)?
@@ -251,13 +253,52 @@ final class PersistentDomain: @unchecked Sendable {
 
     // MARK: Observers
 
+    /// Adds an observer. The first one starts watching the file, so that another process's
+    /// flush reaches observers without a read in this process.
     func addObserver(_ observer: @escaping @Sendable (DomainChange) -> Void) -> UUID {
         let id = UUID()
-        lock.withLock { observers[id] = observer }
+        let startsWatching = lock.withLock { () -> Bool in
+            observers[id] = observer
+            return watchTask == nil
+        }
+        if startsWatching { startWatching() }
         return id
     }
 
-    func removeObserver(_ id: UUID) { _ = lock.withLock { observers.removeValue(forKey: id) } }
+    /// Removes an observer; the last one stops the watch.
+    func removeObserver(_ id: UUID) {
+        let task = lock.withLock { () -> Task<Void, Never>? in
+            observers.removeValue(forKey: id)
+            guard observers.isEmpty else { return nil }
+            defer { watchTask = nil }
+            return watchTask
+        }
+        task?.cancel()
+    }
+
+    /// Watches the domain file and takes in every change (which notifies the observers). Without
+    /// a watchable directory, observers still hear of changes on the next read or flush.
+    private func startWatching() {
+        let directory = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        guard let watcher = try? FileWatcher(path: path, debounce: .milliseconds(20)) else { return }
+        let task = Task.detached { [weak self] in
+            for await _ in watcher {
+                guard let self else { break }
+                _ = self.snapshot()
+            }
+            watcher.stop()
+        }
+        let keep = lock.withLock { () -> Bool in
+            guard watchTask == nil, !observers.isEmpty else { return false }
+            watchTask = task
+            return true
+        }
+        if !keep {
+            task.cancel()
+            watcher.stop()
+        }
+    }
 
     private func notify(_ changes: [DomainChange]) {
         guard !changes.isEmpty else { return }

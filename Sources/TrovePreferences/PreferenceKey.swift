@@ -1,5 +1,6 @@
 import Foundation
 import TroveCore
+import TroveStore
 
 /// A Swift type a preference can hold, with its conversion from and to the value model.
 ///
@@ -135,7 +136,7 @@ extension Preferences {
             encode = { $0.preferenceValue }
         }
 
-        /// A key with conversions of its own, e.g. for a `Codable` value through `PlistEncoder`.
+        /// A key with conversions of its own (``codable(_:default:)`` makes one for a `Codable` value).
         public init(
             _ name: String, default defaultValue: Value, decode: @escaping @Sendable (PlistValue) -> Value?,
             encode: @escaping @Sendable (Value) throws(PlistError) -> PlistValue
@@ -146,7 +147,32 @@ extension Preferences {
             self.encode = encode
         }
     }
+}
 
+extension Preferences.Key where Value: Codable {
+    /// Reads and writes `Codable` values, encoded as ``PlistEncoder`` encodes them (a struct is a
+    /// dictionary in the domain).
+    ///
+    /// ```swift
+    /// struct Frame: Codable, Sendable { var x = 0.0, y = 0.0, width = 800.0, height = 600.0 }
+    /// let window = Preferences.Key<Frame>.codable("WindowFrame", default: Frame())
+    /// ```
+    public static func codable(_ name: String, default defaultValue: Value) -> Self {
+        Self(name, default: defaultValue,
+            decode: { try? PlistDecoder().decode(Value.self, from: $0) },
+            encode: { value throws(PlistError) in
+                do {
+                    return try PlistEncoder().encodeValue(value)
+                } catch {
+                    var failure = PlistError(.unsupportedValue, "\(name): the value cannot be encoded: \(error)")
+                    failure.underlyingError = error
+                    throw failure
+                }
+            })
+    }
+}
+
+extension Preferences {
     /// The key's value through the search list, or its default; setting writes the application
     /// domain. A value that cannot be encoded is reported through ``onError(_:)`` and not written.
     public subscript<Value>(key: Key<Value>) -> Value {

@@ -214,6 +214,43 @@ struct PreferencesTests {
     }
 }
 
+extension PreferencesTests {
+    @Test("an observer hears another process's flush without reading: the domain file is watched")
+    func watchedChanges() async throws {
+        let writer = try #require(TroveExecutable.product(named: "trove-preferences-writer"), "trove-preferences-writer is not built")
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let p = Preferences(suiteName: "watched", directory: directory, arguments: [])
+        let seen = Collected<PlistValue?>()
+        let observation = p.observe("remote-1") { seen.append($0) }
+        defer { observation.cancel() }
+        try await Task.sleep(for: .milliseconds(100))
+        let child = try Process.run(URL(fileURLWithPath: writer), arguments: [directory, "watched", "remote", "2", "sync-each"])
+        child.waitUntilExit()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while seen.values.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(seen.values == ["remote-value-1"])
+    }
+
+    struct Frame: Codable, Sendable, Equatable {
+        var x = 0.0, y = 0.0, width = 800.0, height = 600.0
+    }
+
+    @Test("a Codable key keeps its value as the Codable encoder spells it")
+    func codableKey() throws {
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let p = Preferences(suiteName: "codable", directory: directory, arguments: [])
+        let window = Preferences.Key<Frame>.codable("WindowFrame", default: Frame())
+        #expect(p[window] == Frame())
+        p[window] = Frame(x: 10, y: 20, width: 300, height: 200)
+        #expect(p.dictionary(forKey: "WindowFrame")?["width"] == 300.0)
+        #expect(p[window] == Frame(x: 10, y: 20, width: 300, height: 200))
+        p.set(["x": "not a number"], forKey: "WindowFrame")
+        #expect(p[window] == Frame())
+    }
+}
+
 /// Values an observer collected, read after the fact.
 final class Collected<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
