@@ -24,6 +24,8 @@ final class PersistentDomain: @unchecked Sendable {
     /// The file as last read or written; nil when it did not exist.
     private var identity: FileIdentity?
     private var hasRead = false
+    /// When the file's identity was last checked.
+    private var lastCheck: ContinuousClock.Instant?
     private var flushScheduled = false
     private var observers: [UUID: @Sendable (DomainChange) -> Void] = [:]
     /// The watch of the file while anyone observes the domain.
@@ -32,6 +34,10 @@ final class PersistentDomain: @unchecked Sendable {
     /// failed) are reported.
     private var errorHandler: (@Sendable (PlistError) -> Void)?
     private var lastProblem: PlistError?
+
+    /// How long a check of the file's identity stands for: another process's flush is seen by a
+    /// read at most this long after the last check.
+    static let freshness: Duration = .milliseconds(1)
 
     /// How long after a write the background flush runs, so that a burst of writes is one flush.
     static let coalescingDelay: DispatchTimeInterval = .milliseconds(50)
@@ -64,9 +70,20 @@ final class PersistentDomain: @unchecked Sendable {
         return entries
     }
 
+    /// Checks the file now, whatever the last check, and notifies the observers of what changed.
+    func takeInChanges() {
+        let changes = lock.withLock { refreshIfChanged(force: true) }
+        notify(changes)
+    }
+
     /// Re-reads the file when its identity changed. Called with the lock held; returns the keys
     /// whose values changed, for the observers.
-    private func refreshIfChanged() -> [DomainChange] {
+    private func refreshIfChanged(force: Bool = false) -> [DomainChange] {
+        // A `stat` per read would cost more than the read itself; within ``freshness`` of the
+        // last check the cache is taken as current.
+        let clock = ContinuousClock.now
+        if !force, hasRead, let lastCheck, clock - lastCheck < Self.freshness { return [] }
+        lastCheck = clock
         let now = FileIdentity.of(path)
         if hasRead && now == identity { return [] }
         let base = readBase(identity: now, holdingFileLock: false)
@@ -285,7 +302,7 @@ final class PersistentDomain: @unchecked Sendable {
         let task = Task.detached { [weak self] in
             for await _ in watcher {
                 guard let self else { break }
-                _ = self.snapshot()
+                self.takeInChanges()
             }
             watcher.stop()
         }

@@ -24,7 +24,8 @@ import TroveFileIO
 /// and at process exit. A write is a read-merge-write of the latest file under an advisory lock:
 /// only the keys this process changed are applied, so processes writing different keys lose
 /// nothing, and the file is replaced atomically. Other processes' changes are seen on the next
-/// read (the file's identity is checked with one `stat`).
+/// read (the file's identity is checked with one `stat`, at most once a millisecond), and by
+/// observers as they happen (the file is watched while a domain has observers).
 ///
 /// A damaged preferences file is never overwritten: it is moved aside as
 /// `<domain>.plist.corrupt-<time>`, the error is reported through ``onError(_:)``, and the domain
@@ -277,8 +278,8 @@ public final class Preferences: @unchecked Sendable {
     /// Re-reads the domains' files if other processes changed them, notifying observers; what a
     /// read does anyway, for an observer that wants changes without reading.
     public func refresh() {
-        _ = application.snapshot()
-        _ = global.snapshot()
+        application.takeInChanges()
+        global.takeInChanges()
     }
 
     /// The domain writes go to, for the layers in this module.
