@@ -53,6 +53,7 @@ let package = Package(
         ),
         // Runnable samples (Samples/README.md); built with everything else, so CI builds them.
         .executableTarget(name: "sample-custom-store-type", dependencies: ["Trove"], path: "Samples/CustomStoreType"),
+        .executableTarget(name: "sample-config-hot-reload", dependencies: ["Trove"], path: "Samples/ConfigHotReload"),
         // Helpers more than one test target needs (the seeded generator, the hang guard, the
         // lookup of the built `trove`); a plain target, not a product, so only tests link it.
         .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport"),
