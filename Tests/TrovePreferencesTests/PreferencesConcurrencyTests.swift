@@ -14,7 +14,7 @@ struct PreferencesConcurrencyTests {
     }
 
     @Test("8 processes writing 500 keys each through the library lose nothing")
-    func libraryWriters() throws {
+    func libraryWriters() async throws {
         let writer = try #require(Self.writer, "trove-preferences-writer is not built")
         let directory = try PreferencesTests.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -22,7 +22,7 @@ struct PreferencesConcurrencyTests {
             try Process.run(URL(fileURLWithPath: writer), arguments: [directory, "many", "w\(n)", "500", "coalesce"])
         }
         for child in children {
-            child.waitUntilExit()
+            await child.exited()
             #expect(child.terminationStatus == 0)
         }
         let entries = try Self.domainFile(directory, "many")
@@ -35,7 +35,7 @@ struct PreferencesConcurrencyTests {
     }
 
     @Test("8 processes writing 500 keys each through trove defaults lose nothing")
-    func cliWriters() throws {
+    func cliWriters() async throws {
         let trove = try #require(TroveExecutable.path, "trove is not built")
         let directory = try PreferencesTests.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -49,7 +49,7 @@ struct PreferencesConcurrencyTests {
             return process
         }
         for child in children {
-            child.waitUntilExit()
+            await child.exited()
             #expect(child.terminationStatus == 0)
         }
         let entries = try Self.domainFile(directory, "cli")
@@ -62,7 +62,7 @@ struct PreferencesConcurrencyTests {
     }
 
     @Test("a writer killed at random moments never leaves a torn file, and others' keys survive")
-    func killedWriter() throws {
+    func killedWriter() async throws {
         let writer = try #require(Self.writer, "trove-preferences-writer is not built")
         let directory = try PreferencesTests.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -73,9 +73,9 @@ struct PreferencesConcurrencyTests {
         var torn = 0
         for round in 0..<40 {
             let child = try Process.run(URL(fileURLWithPath: writer), arguments: [directory, "killed", "k", "200", "forever"])
-            usleep(UInt32(2_000 + random.below(30_000)))
+            try await Task.sleep(for: .microseconds(2_000 + random.below(30_000)))
             kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
+            await child.exited()
             guard let entries = try? Self.domainFile(directory, "killed") else {
                 torn += 1
                 continue

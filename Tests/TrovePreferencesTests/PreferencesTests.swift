@@ -195,7 +195,7 @@ struct PreferencesTests {
     }
 
     @Test("other processes' changes are seen on the next read and reach observers")
-    func changesFromOtherProcesses() throws {
+    func changesFromOtherProcesses() async throws {
         let writer = try #require(TroveExecutable.product(named: "trove-preferences-writer"), "trove-preferences-writer is not built")
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -206,7 +206,7 @@ struct PreferencesTests {
         let observation = p.observe("other-0") { seen.append($0) }
         defer { observation.cancel() }
         let child = try Process.run(URL(fileURLWithPath: writer), arguments: [directory, "shared", "other", "3", "sync-each"])
-        child.waitUntilExit()
+        await child.exited()
         #expect(child.terminationStatus == 0)
         #expect(p.string(forKey: "other-2") == "other-value-2")
         #expect(seen.values == ["other-value-0"])
@@ -226,8 +226,8 @@ extension PreferencesTests {
         defer { observation.cancel() }
         try await Task.sleep(for: .milliseconds(100))
         let child = try Process.run(URL(fileURLWithPath: writer), arguments: [directory, "watched", "remote", "2", "sync-each"])
-        child.waitUntilExit()
-        let deadline = ContinuousClock.now + .seconds(5)
+        await child.exited()
+        let deadline = ContinuousClock.now + .seconds(20)
         while seen.values.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(seen.values == ["remote-value-1"])
     }

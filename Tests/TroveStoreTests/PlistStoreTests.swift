@@ -255,37 +255,47 @@ struct PlistStoreCodableAndChangesTests {
         let store = PlistStore(path: path)
         try store.save(["version": 1])
         let stream = try store.changes(debounce: .milliseconds(50))
-        let collector = Task { () -> [String] in
-            var seen: [String] = []
+        let seen = SeenChanges()
+        let consumer = Task {
             for await change in stream {
                 switch change {
                 case .changed(let value): seen.append("value \(value[keyPath: "version"]?.description ?? "?")")
                 case .failed(let error): seen.append("error \(error.code)")
                 case .removed: seen.append("removed")
                 }
-                if seen.count == 4 { break }
             }
-            return seen
         }
-        // Another writer: an atomic save, a torn one, a good one again, then a deletion.
-        try await Task.sleep(for: .milliseconds(200))
+        defer { consumer.cancel() }
+        /// The `n`th change, described, or "timeout" after 20 s (the suite shares a loaded machine).
+        func next() async -> String {
+            let n = seen.count
+            let deadline = ContinuousClock.now + .seconds(20)
+            while seen.count == n, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            return seen.count > n ? seen.item(n) : "timeout"
+        }
+        // Another writer: an atomic save, a torn one, a good one again, then a deletion, each
+        // after the change before it was seen.
+        try await Task.sleep(for: .milliseconds(100))
         try PlistFile.save(["version": 2], as: .xml, to: path)
-        try await Task.sleep(for: .milliseconds(400))
+        #expect(await next() == "value 2")
         try Data("<plist><dict><key>version</key>".utf8).write(to: URL(fileURLWithPath: path))
-        try await Task.sleep(for: .milliseconds(400))
+        #expect(await next() == "error unexpected-end")
         #expect(store.current == ["version": 2])
         try PlistFile.save(["version": 3], as: .xml, to: path)
-        try await Task.sleep(for: .milliseconds(400))
+        #expect(await next() == "value 3")
         try FileManager.default.removeItem(atPath: path)
-        let timeout = Task {
-            try await Task.sleep(for: .seconds(10))
-            collector.cancel()
-        }
-        let seen = await collector.value
-        timeout.cancel()
-        #expect(seen == ["value 2", "error unexpected-end", "value 3", "removed"])
+        #expect(await next() == "removed")
         #expect(store.current == ["version": 3])
         // The file was replaced by XML: the store follows its content.
         #expect(store.type.name == "xml1")
     }
+}
+
+/// Described changes a consumer task saw, read by the test.
+final class SeenChanges: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func append(_ item: String) { lock.withLock { items.append(item) } }
+    var count: Int { lock.withLock { items.count } }
+    func item(_ index: Int) -> String { lock.withLock { items[index] } }
 }

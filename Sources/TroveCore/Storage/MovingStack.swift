@@ -27,6 +27,16 @@ struct MovingStack<Element>: ~Copyable {
         base.deallocate()
     }
 
+    /// Checks the invariant that can be checked (debug builds only): the count lies within the
+    /// allocation. (That exactly the first `count` slots are initialized is what the type's
+    /// operations keep; memory cannot be asked.)
+    @inline(__always)
+    func _checkInvariants() {
+        #if DEBUG
+        precondition(count >= 0 && count <= capacity && capacity >= 16, "count \(count), capacity \(capacity)")
+        #endif
+    }
+
     @inline(__always)
     mutating func push(_ element: consuming Element) {
         if count == capacity { grow() }

@@ -36,6 +36,14 @@ struct ByteBuffer: ~Copyable {
 
     var isEmpty: Bool { count == 0 }
 
+    /// Checks the invariants (debug builds only): the bytes written lie within the allocation.
+    @inline(__always)
+    func _checkInvariants() {
+        #if DEBUG
+        precondition(count >= 0 && count <= capacity, "count \(count), capacity \(capacity)")
+        #endif
+    }
+
     /// Forgets the bytes, keeping the room.
     mutating func removeAll() { count = 0 }
 

@@ -40,7 +40,9 @@ public struct PlistDictionary: Sendable {
     }
 
     /// Builds a dictionary from key-value pairs; a repeated key keeps its first position and its
-    /// last value (what CoreFoundation and plistlib do with duplicate keys in a file).
+    /// last value (what CoreFoundation's XML reader does with duplicate keys in a file).
+    ///
+    /// - Complexity: Expected O(*n*).
     public init<S: Sequence>(_ pairs: S) where S.Element == (String, PlistValue) {
         self.init(minimumCapacity: pairs.underestimatedCount)
         for (key, value) in pairs { updateValue(value, forKey: key) }
@@ -66,6 +68,7 @@ public struct PlistDictionary: Sendable {
             }
             self.init(keys: keys, values: values, index: nil)
         }
+        _checkInvariants()
     }
 
     /// ``init(uniqueKeys:values:)`` without the check, for this package's layers that prove the
@@ -104,6 +107,9 @@ public struct PlistDictionary: Sendable {
     }
 
     /// The value for `key`, or nil. Setting nil removes the entry.
+    ///
+    /// - Complexity: Expected O(1) to read (a scan of at most 16 keys, or one hash lookup);
+    ///   setting is ``updateValue(_:forKey:)`` or ``removeValue(forKey:)``.
     public subscript(key: String) -> PlistValue? {
         get { index(forKey: key).map { values[$0] } }
         set {
@@ -116,6 +122,8 @@ public struct PlistDictionary: Sendable {
     }
 
     /// The position of `key` in ``keys`` and ``values``, or nil.
+    ///
+    /// - Complexity: Expected O(1).
     public func index(forKey key: String) -> Int? {
         keys.withUnsafeBufferPointer { keys in
             if let table { return table.position(of: key, in: keys) }
@@ -131,6 +139,9 @@ public struct PlistDictionary: Sendable {
 
     /// Inserts or replaces the value for `key`; a new key goes at the end. Returns the value
     /// replaced, or nil when the key is new.
+    ///
+    /// - Complexity: Amortized expected O(1); O(*n*) when the table is shared with a copy (it is
+    ///   copied first) or grows.
     @discardableResult
     public mutating func updateValue(_ value: PlistValue, forKey key: String) -> PlistValue? {
         if table != nil {
@@ -147,12 +158,14 @@ public struct PlistDictionary: Sendable {
                 return replaceValue(at: existing, with: value)
             }
             values.append(value)
+            _checkInvariants()
             return nil
         }
         if let position = index(forKey: key) { return replaceValue(at: position, with: value) }
         keys.append(key)
         values.append(value)
         if keys.count > Self.linearSearchLimit { reindex() }
+        _checkInvariants()
         return nil
     }
 
@@ -163,7 +176,9 @@ public struct PlistDictionary: Sendable {
         return old
     }
 
-    /// Removes the entry for `key` and returns its value.
+    /// Removes the entry for `key` and returns its value. Later keys move up one position.
+    ///
+    /// - Complexity: O(*n*): the keys after it move, and the table renumbers their positions.
     @discardableResult
     public mutating func removeValue(forKey key: String) -> PlistValue? {
         guard let position = index(forKey: key) else { return nil }
@@ -174,10 +189,31 @@ public struct PlistDictionary: Sendable {
         keys.remove(at: position)
         let old = values.remove(at: position)
         if keys.count <= Self.linearSearchLimit || table?.needsRebuild == true { reindex() }
+        _checkInvariants()
         return old
     }
 
+    /// Checks the invariants (debug builds only): as many values as keys, a table exactly when
+    /// there are more than ``linearSearchLimit`` keys, and the table's own invariants (which, for
+    /// small tables, include finding every key at its position, so that no two keys are equal).
+    @inline(__always)
+    func _checkInvariants() {
+        #if DEBUG
+        precondition(keys.count == values.count, "\(keys.count) keys and \(values.count) values")
+        precondition((table != nil) == (keys.count > Self.linearSearchLimit), "a table for \(keys.count) keys: \(table != nil)")
+        if let table {
+            keys.withUnsafeBufferPointer { table._checkInvariants($0) }
+        } else {
+            for i in keys.indices.dropFirst() {
+                for j in 0..<i { precondition(!keys[i].hasSameUTF8(as: keys[j]), "repeated key \(keys[i])") }
+            }
+        }
+        #endif
+    }
+
     /// The entries sorted by key, in the order CoreFoundation's XML writer uses.
+    ///
+    /// - Complexity: O(*n* log *n*).
     public func sortedByKey() -> PlistDictionary {
         let order = keys.indices.sorted { PlistKeyOrder.precedes(keys[$0], keys[$1]) }
         var sorted = PlistDictionary()

@@ -52,6 +52,30 @@ final class PlistKeyIndex: @unchecked Sendable {
 
     deinit { buckets.deallocate() }
 
+    /// Checks the invariants (debug builds only; release builds compile it away): the bucket
+    /// count is a power of two at least twice the positions and, for tables of up to 8,192
+    /// buckets, the counts match the buckets and every position is found under its key.
+    @inline(__always)
+    func _checkInvariants(_ keys: UnsafeBufferPointer<String>) {
+        #if DEBUG
+        precondition(bucketCount >= 16 && bucketCount & (bucketCount - 1) == 0, "bucket count \(bucketCount) is not a power of two")
+        precondition(2 * count <= bucketCount, "\(count) positions in \(bucketCount) buckets")
+        precondition(count == keys.count, "\(count) positions for \(keys.count) keys")
+        // The scans make a one-at-a-time build quadratic, so large tables skip them.
+        guard bucketCount <= 8192 else { return }
+        var used = 0
+        var marks = 0
+        for i in 0..<bucketCount {
+            if buckets[i] == 0 { continue }
+            if buckets[i] & 0xFFFF_FFFF == Self.removedMark { marks += 1 } else { used += 1 }
+        }
+        precondition(used == count && marks == removed, "\(used) used and \(marks) removed buckets, expected \(count) and \(removed)")
+        for position in keys.indices {
+            precondition(self.position(of: keys[position], in: keys) == position, "key \(position) is not found at its position")
+        }
+        #endif
+    }
+
     /// The buckets for `count` keys: a power of two at least twice the count.
     static func bucketCount(for count: Int) -> Int {
         var size = 16
