@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(name: "sample-config-hot-reload", dependencies: ["Trove"], path: "Samples/ConfigHotReload"),
         // Helpers more than one test target needs (the seeded generator, the hang guard, the
         // lookup of the built `trove`); a plain target, not a product, so only tests link it.
-        .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport"),
+        .target(name: "TroveTestSupport", dependencies: ["TroveCore"], path: "Tests/TroveTestSupport"),
         .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTestSupport"]),
         .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTestSupport"]),
         .testTarget(name: "TroveStoreTests", dependencies: ["Trove", "TroveTestSupport"]),

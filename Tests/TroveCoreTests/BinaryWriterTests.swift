@@ -4,56 +4,10 @@ import TroveTestSupport
 @testable import TroveCore
 
 /// The value as Foundation property-list objects.
-private func foundationObject(_ value: PlistValue) -> Any {
-    switch value {
-    case .string(let s): return s
-    case .integer(let i): return i.int64Value.map { NSNumber(value: $0) } ?? NSNumber(value: i.magnitude)
-    case .real(let r): return r.width == .single ? NSNumber(value: Float(r.value)) : NSNumber(value: r.value)
-    case .bool(let b): return b
-    case .date(let d): return d.date
-    case .data(let d): return d
-    case .array(let a): return a.map(foundationObject)
-    case .dictionary(let d):
-        var out: [String: Any] = [:]
-        for (k, v) in d { out[k] = foundationObject(v) }
-        return out
-    case .uid, .null: return "unsupported"
-    }
-}
+private func foundationObject(_ value: PlistValue) -> Any { (try? FoundationBridge.object(from: value)) ?? "unsupported" }
 
 /// Foundation's property-list objects as a value.
-private func plistValue(_ object: Any) -> PlistValue? {
-    if type(of: object) == Bool.self, let b = object as? Bool { return .bool(b) }
-    if let s = object as? String { return .string(s) }
-    if let d = object as? Data { return .data(d) }
-    if let d = object as? Date { return .date(PlistDate(d)) }
-    if let n = object as? NSNumber {
-        switch String(cString: n.objCType) {
-        case "c": return .bool(n.boolValue)
-        case "f": return .real(PlistReal(n.floatValue))
-        case "d": return .real(PlistReal(n.doubleValue))
-        case "Q": return .integer(PlistInteger(n.uint64Value))
-        default: return .integer(PlistInteger(n.int64Value))
-        }
-    }
-    if let a = object as? [Any] {
-        var out: [PlistValue] = []
-        for element in a {
-            guard let v = plistValue(element) else { return nil }
-            out.append(v)
-        }
-        return .array(out)
-    }
-    if let d = object as? [String: Any] {
-        var out = PlistDictionary()
-        for (k, v) in d {
-            guard let pv = plistValue(v) else { return nil }
-            out[k] = pv
-        }
-        return .dictionary(out)
-    }
-    return nil
-}
+private func plistValue(_ object: Any) -> PlistValue? { try? FoundationBridge.value(from: object) }
 
 private let plutilPath = "/opt/swift/usr/bin/plutil"
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveTestSupport
 
 @testable import TroveCore
 
@@ -19,30 +20,9 @@ enum PlutilPeer {
 
     static var isAvailable: Bool { path != nil }
 
-    /// A value as the Foundation objects `PropertyListSerialization` writes.
-    static func foundationObject(_ value: PlistValue) -> Any {
-        switch value {
-        case .string(let s): return s
-        case .integer(let i):
-            if let signed = i.int64Value { return NSNumber(value: signed) }
-            return NSNumber(value: i.magnitude)
-        case .real(let r): return r.width == .single ? NSNumber(value: Float(r.value)) : NSNumber(value: r.value)
-        case .bool(let b): return b
-        case .date(let d): return d.date
-        case .data(let d): return d
-        case .array(let items): return items.map(foundationObject)
-        case .dictionary(let dict):
-            var result: [String: Any] = [:]
-            for (key, item) in dict { result[key] = foundationObject(item) }
-            return result
-        case .uid(let u): return NSNumber(value: u)
-        case .null: return NSNull()
-        }
-    }
-
     /// What `plutil -convert json [-r]` writes for `value` (given to it as a binary plist).
     static func convert(_ value: PlistValue, pretty: Bool) throws -> (status: Int32, output: [UInt8]) {
-        let plist = try PropertyListSerialization.data(fromPropertyList: foundationObject(value), format: .binary, options: 0)
+        let plist = try PropertyListSerialization.data(fromPropertyList: try FoundationBridge.object(from: value), format: .binary, options: 0)
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("trove-json-\(UUID().uuidString).plist")
         try plist.write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }

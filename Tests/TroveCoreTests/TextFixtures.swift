@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveTestSupport
 
 @testable import TroveCore
 
@@ -51,41 +52,5 @@ enum TextFixtures {
 
     /// A Foundation property-list object (as `PropertyListSerialization` or `JSONSerialization`
     /// return them) as a ``PlistValue``, so that their results can be compared with ours.
-    static func plistValue(fromFoundation object: Any) -> PlistValue? {
-        if type(of: object) == Bool.self, let flag = object as? Bool { return .bool(flag) }
-        switch object {
-        case let s as String: return .string(s)
-        case let d as Data: return .data(d)
-        case is NSNull: return .null
-        case let date as Date: return .date(PlistDate(date))
-        case let array as [Any]:
-            var items: [PlistValue] = []
-            for element in array {
-                guard let value = plistValue(fromFoundation: element) else { return nil }
-                items.append(value)
-            }
-            return .array(items)
-        case let dict as [String: Any]:
-            var result = PlistDictionary()
-            for (key, element) in dict {
-                guard let value = plistValue(fromFoundation: element) else { return nil }
-                result[key] = value
-            }
-            return .dictionary(result)
-        case let number as NSNumber:
-            return plistValue(fromNumber: number)
-        default:
-            return nil
-        }
-    }
-
-    private static func plistValue(fromNumber number: NSNumber) -> PlistValue {
-        switch String(cString: number.objCType) {
-        case "c", "B": return .bool(number.boolValue)
-        case "f": return .real(PlistReal(number.floatValue))
-        case "d": return .real(PlistReal(number.doubleValue))
-        case "Q", "L", "I", "S", "C": return .integer(PlistInteger(number.uint64Value))
-        default: return .integer(PlistInteger(number.int64Value))
-        }
-    }
+    static func plistValue(fromFoundation object: Any) -> PlistValue? { try? FoundationBridge.value(from: object) }
 }
