@@ -31,6 +31,9 @@ struct CodableBinaryWriter {
     private var objects: [Object] = []
     private var references: [Int] = []
     private var uniqued = ScalarTable()
+    /// For key objects: the dictionary that last took the key, to find a key repeated in one
+    /// dictionary; -1 for none. Grown on demand, so not every object has an entry.
+    private var keyOwner: [Int] = []
     /// The shared `true`, `false` and `nil` objects of each domain, once met.
     private var shared: [SharedScalar: Int] = [:]
 
@@ -67,15 +70,36 @@ struct CodableBinaryWriter {
             return index
         case .dictionary(let dictionary):
             let index = objects.count
-            let count = dictionary.count
+            let count = dictionary.keys.count
             let first = references.count
             objects.append(.dictionary(first: first, count: count))
             references.append(contentsOf: repeatElement(0, count: 2 * count))
+            // A repeated key (see ``EncodedDictionary``) comes back as an object this dictionary
+            // already holds; it keeps its first place and takes the later value.
+            var kept = 0
+            var valueOf: [Int]?
             for (i, key) in dictionary.keys.enumerated() {
-                references[first + i] = flatten(.string(key), domain: dictionary.domain)
+                let reference = flatten(.string(key), domain: dictionary.domain)
+                if !dictionary.keysAreDistinct {
+                    if reference >= keyOwner.count {
+                        keyOwner.append(contentsOf: repeatElement(-1, count: objects.count - keyOwner.count))
+                    }
+                    if keyOwner[reference] == index {
+                        let place = (first..<first + kept).first { references[$0] == reference }! - first
+                        if valueOf == nil { valueOf = Array(0..<kept) }
+                        valueOf![place] = i
+                        continue
+                    }
+                    keyOwner[reference] = index
+                    valueOf?.append(i)
+                }
+                references[first + kept] = reference
+                kept += 1
             }
-            for (i, value) in dictionary.values.enumerated() {
-                references[first + count + i] = flatten(value, domain: dictionary.domain)
+            if kept < count { objects[index] = .dictionary(first: first, count: kept) }
+            for i in 0..<kept {
+                let value = dictionary.values[valueOf?[i] ?? i]
+                references[first + kept + i] = flatten(value, domain: dictionary.domain)
             }
             return index
         case .bool, .null:
