@@ -146,20 +146,50 @@ struct CodableXMLWriter: ~Copyable {
     private mutating func appendEscaped(_ string: String) {
         var string = string
         string.withUTF8 { bytes in
+            guard Self.firstMetacharacter(bytes, from: 0) < bytes.count else {
+                // Most strings hold none: one copy.
+                out.append(UnsafeRawBufferPointer(bytes))
+                return
+            }
             var runStart = 0
-            for i in 0..<bytes.count {
-                let byte = bytes[i]
-                guard byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "&") else { continue }
+            var i = Self.firstMetacharacter(bytes, from: 0)
+            while i < bytes.count {
                 out.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runStart..<i])))
-                switch byte {
+                switch bytes[i] {
                 case UInt8(ascii: "<"): out.append("&lt;")
                 case UInt8(ascii: ">"): out.append("&gt;")
                 default: out.append("&amp;")
                 }
                 runStart = i + 1
+                i = Self.firstMetacharacter(bytes, from: runStart)
             }
             out.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runStart...])))
         }
+    }
+
+    /// The position of the first `<`, `>` or `&` at or after `start`, or the count. Eight bytes
+    /// are tested at a time: a byte of `word ^ c` is zero where the byte is `c`.
+    @inline(__always)
+    private static func firstMetacharacter(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var i = start
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while i + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let lt = word ^ (ones &* 0x3C), gt = word ^ (ones &* 0x3E), amp = word ^ (ones &* 0x26)
+                let zero = ((lt &- ones) & ~lt) | ((gt &- ones) & ~gt) | ((amp &- ones) & ~amp)
+                if zero & highs != 0 { break }
+                i += 8
+            }
+        }
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "&") { return i }
+            i += 1
+        }
+        return bytes.count
     }
 
     private static let base64Alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
