@@ -18,9 +18,9 @@ struct CodableXMLWriter: ~Copyable {
     private var out = OutputBuffer(capacity: 4096)
     /// The indentation of a foreign scalar's place, while it is written.
     private var foreignIndentation = 0
-    /// The keys of the last dictionary sorted, and their order.
-    private var lastKeys: [String] = []
-    private var lastOrder: [Int] = []
+    /// The key lists of the last dictionaries written, with their entries in writing order.
+    private var recent: [(keys: [String], entries: [(key: Int, value: Int)])] = []
+    private var nextRecent = 0
 
     private static let header: StaticString = """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -93,55 +93,103 @@ struct CodableXMLWriter: ~Copyable {
             indent(indentation)
             out.append("</array>\n")
         case .dictionary(let dictionary):
-            if dictionary.count == 0 {
+            if dictionary.isEmpty {
                 out.append("<dict/>\n")
                 return
             }
             out.append("<dict>\n")
-            let (keys, values) = dictionary.mergedEntries
-            for i in sortedOrder(keys) {
+            let keys = dictionary.keys
+            let entries = sortedEntries(dictionary)
+            for entry in entries {
                 indent(indentation + 1)
                 out.append("<key>")
-                appendEscaped(keys[i])
+                appendEscaped(keys[entry.key])
                 out.append("</key>\n")
-                append(values[i], indentation: indentation + 1)
+                append(dictionary.values[entry.value], indentation: indentation + 1)
             }
             indent(indentation)
             out.append("</dict>\n")
         }
     }
 
-    /// Positions of `keys` in Swift's `String` order (the keys are distinct). Records of one type
-    /// repeat the same keys, so the last order is kept and reused when the keys are the same.
-    private mutating func sortedOrder(_ keys: [String]) -> [Int] {
-        if keys == lastKeys { return lastOrder }
-        var order = Array(keys.indices)
-        if !zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) {
-            order.sort { keys[$0] < keys[$1] }
+    /// The entries of `dictionary` to write, by position in its keys and values: merged (see
+    /// ``EncodedDictionary/mergedEntries``) and in Swift's `String` order of their keys.
+    ///
+    /// Records of one type repeat the same keys, and records of a few types alternate, so the
+    /// last few key lists and their entries are kept and reused when the keys are the same.
+    private mutating func sortedEntries(_ dictionary: EncodedDictionary) -> [(key: Int, value: Int)] {
+        let keys = dictionary.keys
+        for slot in recent.indices where recent[slot].keys == keys { return recent[slot].entries }
+        var entries: [(key: Int, value: Int)]
+        if zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) {
+            // Strictly ascending keys are also distinct.
+            entries = keys.indices.map { ($0, $0) }
+        } else {
+            entries = dictionary.mergedEntries
+            entries.sort { keys[$0.key] < keys[$1.key] }
         }
-        lastKeys = keys
-        lastOrder = order
-        return order
+        // A list whose keys merged is not kept: another list of keys Swift calls equal may
+        // spell them differently, which changes which value wins. Without merges, equal lists
+        // sort alike.
+        guard entries.count == keys.count else { return entries }
+        let plan = (keys: keys, entries: entries)
+        if recent.count < 4 {
+            recent.append(plan)
+        } else {
+            recent[nextRecent] = plan
+            nextRecent = (nextRecent + 1) % recent.count
+        }
+        return entries
     }
 
     /// The string with `<`, `>` and `&` escaped, copied in runs between them.
     private mutating func appendEscaped(_ string: String) {
         var string = string
         string.withUTF8 { bytes in
+            guard Self.firstMetacharacter(bytes, from: 0) < bytes.count else {
+                // Most strings hold none: one copy.
+                out.append(UnsafeRawBufferPointer(bytes))
+                return
+            }
             var runStart = 0
-            for i in 0..<bytes.count {
-                let byte = bytes[i]
-                guard byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "&") else { continue }
+            var i = Self.firstMetacharacter(bytes, from: 0)
+            while i < bytes.count {
                 out.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runStart..<i])))
-                switch byte {
+                switch bytes[i] {
                 case UInt8(ascii: "<"): out.append("&lt;")
                 case UInt8(ascii: ">"): out.append("&gt;")
                 default: out.append("&amp;")
                 }
                 runStart = i + 1
+                i = Self.firstMetacharacter(bytes, from: runStart)
             }
             out.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runStart...])))
         }
+    }
+
+    /// The position of the first `<`, `>` or `&` at or after `start`, or the count. Eight bytes
+    /// are tested at a time: a byte of `word ^ c` is zero where the byte is `c`.
+    @inline(__always)
+    private static func firstMetacharacter(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var i = start
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while i + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let lt = word ^ (ones &* 0x3C), gt = word ^ (ones &* 0x3E), amp = word ^ (ones &* 0x26)
+                let zero = ((lt &- ones) & ~lt) | ((gt &- ones) & ~gt) | ((amp &- ones) & ~amp)
+                if zero & highs != 0 { break }
+                i += 8
+            }
+        }
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "&") { return i }
+            i += 1
+        }
+        return bytes.count
     }
 
     private static let base64Alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)

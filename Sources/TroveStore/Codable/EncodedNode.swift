@@ -88,27 +88,36 @@ final class EncodedArray {
     }
 }
 
-/// A dictionary being encoded: keys in the order they were first encoded.
+/// A dictionary being encoded: every key in the order it was encoded, repeats included.
 ///
-/// Encoding a key again replaces its value in place, as Foundation's ordered dictionary does.
-/// Two keys are the same when Swift calls them equal and both or neither are ASCII: the rule of
-/// Foundation's binary writer, whose uniquing never merges an ASCII string with a non-ASCII one
-/// (the Kelvin sign and `K` stay two keys). The XML writer merges those too (see
-/// ``CodableXMLWriter``).
+/// Encoding a key again replaces its value in place in Foundation's ordered dictionary: the
+/// entry keeps the first position and takes the last value. Two keys are the same there when
+/// Swift calls them equal and both or neither are ASCII: the rule of Foundation's binary
+/// writer, whose uniquing never merges an ASCII string with a non-ASCII one (the Kelvin sign and
+/// `K` stay two keys). The XML writer merges those too (see ``mergedEntries``).
+///
+/// Repeats are rare, and looking for one at every insert cost a tenth of encoding, so keys are
+/// only appended here and the writers merge repeats as they write: the binary writer when a key
+/// object comes back that the dictionary already holds, the XML writer when sorting finds two
+/// keys equal (see ``mergedEntries``).
 final class EncodedDictionary {
     // Unchecked exclusivity, as for ``EncodedArray/elements``.
     @exclusivity(unchecked) private(set) var keys: [String]
     @exclusivity(unchecked) private(set) var values: [EncodedNode]
     let domain: EncodingDomain
-    /// Positions by key, kept once there are more than ``linearLimit`` keys.
+    /// True when the keys cannot repeat (a Swift dictionary's).
+    let keysAreDistinct: Bool
+    /// Latest positions by key, built by ``subscript(_:)`` once a lookup would scan more than
+    /// ``linearLimit`` keys, and kept up to date from then on.
     @exclusivity(unchecked) private var index: [UniquingKey: Int]?
 
-    private static let linearLimit = 12
+    private static let linearLimit = 16
 
     init(domain: EncodingDomain) {
         self.domain = domain
         keys = []
         values = []
+        keysAreDistinct = false
     }
 
     /// Keys the caller knows to be distinct (a Swift dictionary's), in their final order.
@@ -116,52 +125,35 @@ final class EncodedDictionary {
         self.domain = domain
         self.keys = keys
         self.values = values
-        if keys.count > Self.linearLimit { buildIndex() }
+        keysAreDistinct = true
     }
 
-    var count: Int { keys.count }
+    /// True when nothing was encoded into it.
+    var isEmpty: Bool { keys.isEmpty }
 
-    /// The value for `key`, if any.
+    /// The latest value for `key`, if any (a nested container asked for a second time).
     subscript(key: String) -> EncodedNode? {
-        position(of: key).map { values[$0] }
+        if index == nil, keys.count > Self.linearLimit {
+            var table = [UniquingKey: Int](minimumCapacity: keys.count * 2)
+            for (i, key) in keys.enumerated() { table[UniquingKey(key)] = i }
+            index = table
+        }
+        if let index { return index[UniquingKey(key)].map { values[$0] } }
+        let probe = UniquingKey(key)
+        for i in keys.indices.reversed() where UniquingKey(keys[i]) == probe { return values[i] }
+        return nil
     }
 
-    /// Sets the value for `key`: in place when the key is there, at the end otherwise.
+    /// Encodes `value` under `key`; a repeated key is merged when the dictionary is written.
+    @inline(__always)
     func insert(_ value: EncodedNode, forKey key: String) {
-        if let position = position(of: key) {
-            values[position] = value
-            return
-        }
         if keys.isEmpty {
             keys.reserveCapacity(8)
             values.reserveCapacity(8)
         }
         keys.append(key)
         values.append(value)
-        if index != nil {
-            index![UniquingKey(key)] = keys.count - 1
-        } else if keys.count > Self.linearLimit {
-            buildIndex()
-        }
-    }
-
-    private func position(of key: String) -> Int? {
-        if let index { return index[UniquingKey(key)] }
-        if key.isASCII {
-            // An ASCII key equals only a key of the same bytes: a non-ASCII string that Swift
-            // calls equal to it is longer, so comparing lengths first skips most keys.
-            let length = key.utf8.count
-            for i in keys.indices where keys[i].utf8.count == length && keys[i] == key { return i }
-            return nil
-        }
-        for i in keys.indices where keys[i] == key && !keys[i].isASCII { return i }
-        return nil
-    }
-
-    private func buildIndex() {
-        var table = [UniquingKey: Int](minimumCapacity: keys.count * 2)
-        for (i, key) in keys.enumerated() { table[UniquingKey(key)] = i }
-        index = table
+        if index != nil { index![UniquingKey(key)] = keys.count - 1 }
     }
 }
 
@@ -222,30 +214,54 @@ extension EncodedNode {
         case .foreign(let foreign): return foreign.node.plistValue
         case .array(let array): return .array(array.elements.map(\.plistValue))
         case .dictionary(let dictionary):
-            let (keys, values) = dictionary.mergedEntries
-            return .dictionary(PlistDictionary(distinctKeys: keys, values: values.map(\.plistValue)))
+            let entries = dictionary.mergedEntries
+            return .dictionary(PlistDictionary(
+                distinctKeys: entries.map { dictionary.keys[$0.key] },
+                values: entries.map { dictionary.values[$0.value].plistValue }))
         }
     }
 }
 
 extension EncodedDictionary {
-    /// The entries with keys that Swift calls equal merged (the first spelling, the last value),
-    /// in first-seen order: what a dictionary of the value model, or Foundation's XML writer,
-    /// holds. Only a non-ASCII key can equal a key it was kept apart from.
-    var mergedEntries: (keys: [String], values: [EncodedNode]) {
-        guard keys.contains(where: { !$0.isASCII }) else { return (keys, values) }
-        var outKeys: [String] = []
-        var outValues: [EncodedNode] = []
+    /// The entries as Foundation's XML writer and the value model hold them, by position in
+    /// ``keys`` and ``values``, in first-seen order: repeats under the binary writer's equality
+    /// merged (the first position, the last value), then keys Swift calls equal merged (the
+    /// first spelling, and the value of the one placed last).
+    var mergedEntries: [(key: Int, value: Int)] {
+        if keysAreDistinct && !keys.contains(where: { !$0.isASCII }) {
+            return keys.indices.map { ($0, $0) }
+        }
+        // Keys Swift calls equal, by first position; within a group, the ASCII and the
+        // non-ASCII spellings are the binary writer's two distinct keys (at most one each).
+        struct Group {
+            var first: Int
+            var ascii: (first: Int, last: Int)?
+            var other: (first: Int, last: Int)?
+        }
+        var groups: [Group] = []
         var position: [String: Int] = [:]
-        for (key, value) in zip(keys, values) {
+        for (i, key) in keys.enumerated() {
+            let ascii = key.isASCII
             if let at = position[key] {
-                outValues[at] = value
+                if ascii {
+                    groups[at].ascii = (groups[at].ascii?.first ?? i, i)
+                } else {
+                    groups[at].other = (groups[at].other?.first ?? i, i)
+                }
             } else {
-                position[key] = outKeys.count
-                outKeys.append(key)
-                outValues.append(value)
+                position[key] = groups.count
+                groups.append(Group(first: i, ascii: ascii ? (i, i) : nil, other: ascii ? nil : (i, i)))
             }
         }
-        return (outKeys, outValues)
+        return groups.map { group in
+            // The one of the two distinct keys first encoded later stands later in Foundation's
+            // dictionary, so its last value is the one kept.
+            switch (group.ascii, group.other) {
+            case let (a?, o?): return (group.first, a.first > o.first ? a.last : o.last)
+            case let (a?, nil): return (group.first, a.last)
+            case let (nil, o?): return (group.first, o.last)
+            case (nil, nil): return (group.first, group.first)
+            }
+        }
     }
 }

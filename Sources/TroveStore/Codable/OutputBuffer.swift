@@ -110,6 +110,24 @@ struct OutputBuffer: ~Copyable {
         }
     }
 
+    /// The bytes from `start` to the end, valid until the next append.
+    @inline(__always)
+    func bytes(from start: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + start, count: count - start)
+    }
+
+    /// `count` bytes from `start`, valid until the next append.
+    @inline(__always)
+    func bytes(from start: Int, count length: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + start, count: length)
+    }
+
+    /// Drops the bytes from `newCount` on.
+    @inline(__always)
+    mutating func truncate(to newCount: Int) {
+        count = newCount
+    }
+
     /// The bytes, moved into `Data` (the buffer is consumed).
     consuming func data() -> Data {
         let result = Data(bytesNoCopy: base, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
