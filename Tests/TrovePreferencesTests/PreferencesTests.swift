@@ -113,9 +113,20 @@ struct PreferencesTests {
                 #expect(ours.url(forKey: key) == foundation.url(forKey: key), "url \(value)")
             }
         }
+        // The search list: the application (suite) domain above the registration domain, and a
+        // removal uncovering the registered value. (Foundation on Linux ignores custom volatile
+        // domains in lookups, and its argument domain is this test process's own command line,
+        // so those two levels are checked against the documented order above instead.)
         foundation.register(defaults: ["reg": 5])
         ours.register(defaults: ["reg": 5])
         #expect(ours.integer(forKey: "reg") == foundation.integer(forKey: "reg"))
+        foundation.set(6, forKey: "reg")
+        ours.set(6, forKey: "reg")
+        #expect(ours.integer(forKey: "reg") == 6 && foundation.integer(forKey: "reg") == 6)
+        foundation.removeObject(forKey: "reg")
+        ours.removeObject(forKey: "reg")
+        #expect(ours.integer(forKey: "reg") == foundation.integer(forKey: "reg"))
+        #expect(ours.dictionaryRepresentation()["reg"] == 5 && (foundation.dictionaryRepresentation()["reg"] as? Int) == 5)
     }
 
     @Test("typed keys read and write without casts, with defaults and conversions")
