@@ -7,6 +7,9 @@ let package = Package(
     products: [
         .library(name: "Trove", targets: ["Trove"]),
         .executable(name: "trove", targets: ["trove"]),
+        // Checks for test suites that keep property lists as fixtures (round trips, comparisons
+        // by key path, golden files, Codable fixtures), for Swift Testing and XCTest alike.
+        .library(name: "TroveTesting", targets: ["TroveTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,6 +46,7 @@ let package = Package(
             name: "TrovePreferences",
             dependencies: ["TroveCore", "TroveFileIO", "TroveStore", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO", "TroveStore", "TrovePreferences"]),
+        .target(name: "TroveTesting", dependencies: ["Trove"]),
         .executableTarget(
             name: "trove",
             dependencies: [
@@ -53,13 +57,18 @@ let package = Package(
         ),
         // Runnable samples (Samples/README.md); built with everything else, so CI builds them.
         .executableTarget(name: "sample-custom-store-type", dependencies: ["Trove"], path: "Samples/CustomStoreType"),
+        // A small test suite written with TroveTesting, as an app's would be; `swift test` runs it.
+        .testTarget(
+            name: "SampleFixtureTests", dependencies: ["Trove", "TroveTesting"], path: "Samples/FixtureTests",
+            exclude: ["Fixtures", "Goldens", "README.md"]),
         // Helpers more than one test target needs (the seeded generator, the hang guard, the
         // lookup of the built `trove`); a plain target, not a product, so only tests link it.
         .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport"),
-        .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTestSupport"]),
-        .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTestSupport"]),
+        .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTesting", "TroveTestSupport"]),
+        .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTesting", "TroveTestSupport"]),
         .testTarget(name: "TroveStoreTests", dependencies: ["Trove", "TroveTestSupport"]),
-        .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTestSupport"]),
+        .testTarget(name: "TroveTestingTests", dependencies: ["Trove", "TroveTesting", "TroveTestSupport"]),
+        .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTesting", "TroveTestSupport"]),
         .executableTarget(name: "trove-preferences-writer", dependencies: ["Trove"], path: "Tests/PreferencesWriter"),
         .testTarget(
             name: "TrovePreferencesTests", dependencies: ["Trove", "trove", "trove-preferences-writer", "TroveTestSupport"]),
