@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trove
 import TroveTestSupport
+import TroveTesting
 
 /// Three-way merges over corpus files: two generated edits of each file merge into the value with
 /// both applied, and the merged changes written back into one side's layout read back as that
@@ -66,13 +67,13 @@ struct CorpusMergeTests {
         }
         let merge = PlistMerge.merge(base: base, ours: ours, theirs: theirs)
         #expect(merge.conflicts.isEmpty, "\(row.path): \(merge.conflicts)")
-        #expect(merge.value == expected, "\(row.path): \(merge.value.differences(from: expected, limit: 5))")
+        expectPlistEqual(merge.value, expected, context: "\(row.path): the merged value")
 
         // OURS on disk in the file's own format and layout, patched with the merged changes.
         var ourDocument = try Plist.read(try Plist.write(PlistDocument(value: ours, format: document.format, layout: nil)))
         try ourDocument.value.apply(merge.value.differences(from: ourDocument.value))
         let reread = try Plist.read(try Plist.write(ourDocument), options: PlistReadOptions(keepsLayout: false))
-        #expect(reread.value == expected, "\(row.path): \(reread.value.differences(from: expected, limit: 5))")
+        expectPlistEqual(reread.value, expected, context: "\(row.path): OURS patched and written")
     }
 
     @Test("two different edits of one entry are a conflict at its key path", arguments: rows)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trove
 import TroveTestSupport
+import TroveTesting
 
 @Suite("trove merge", .enabled(if: TestEnvironment.hasTrove, "the trove executable was not built"))
 struct MergeCommandTests {
@@ -30,7 +31,7 @@ struct MergeCommandTests {
         let after = try bytes(of: paths[1])
         let document = try Plist.read(after)
         #expect(document.format == .xml)
-        #expect(document.value == ["Name": "Editor", "Width": 1024, "Recent": ["a.txt"], "Theme": "dark"])
+        expectPlistEqual(document.value, ["Name": "Editor", "Width": 1024, "Recent": ["a.txt"], "Theme": "dark"])
         // Lossless: the merged file is OURS with one entry added before the closing tags.
         let oldText = String(decoding: before, as: UTF8.self), newText = String(decoding: after, as: UTF8.self)
         #expect(newText.hasPrefix(String(oldText.prefix(oldText.count - "</dict>\n</plist>\n".count))))
@@ -132,7 +133,7 @@ struct GitDriverTests {
         #expect(merge.status == 0, "\(merge.stdoutText) \(merge.stderrText)")
         let merged = try Plist.read(try bytes(of: settings))
         #expect(merged.format == .xml)
-        #expect(merged.value == ["Name": "Editor", "Width": 800, "FontSize": 13, "Theme": "dark"])
+        expectPlistEqual(merged.value, ["Name": "Editor", "Width": 800, "FontSize": 13, "Theme": "dark"])
 
         // The same key changed on two branches.
         checked(try Self.git("checkout", "-q", "-b", "wide", in: repository), "checkout")
