@@ -10,6 +10,9 @@ let package = Package(
         // Checks for test suites that keep property lists as fixtures (round trips, comparisons
         // by key path, golden files, Codable fixtures), for Swift Testing and XCTest alike.
         .library(name: "TroveTesting", targets: ["TroveTesting"]),
+        // A plist snapshot strategy for pointfreeco/swift-snapshot-testing, kept apart so that
+        // TroveTesting's users do not pull that package in.
+        .library(name: "TroveSnapshotTesting", targets: ["TroveSnapshotTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -17,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         // Debouncing for FileWatcher, so that an editor's save (write, then rename) is one event.
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
+        // Only for TroveSnapshotTesting. Its SnapshotTesting target builds without swift-syntax,
+        // which the package still resolves (clones) for its inline-snapshot target.
+        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.17.0"),
     ],
     targets: [
         .systemLibrary(
@@ -47,6 +53,9 @@ let package = Package(
             dependencies: ["TroveCore", "TroveFileIO", "TroveStore", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO", "TroveStore", "TrovePreferences"]),
         .target(name: "TroveTesting", dependencies: ["Trove"]),
+        .target(
+            name: "TroveSnapshotTesting",
+            dependencies: ["Trove", .product(name: "SnapshotTesting", package: "swift-snapshot-testing")]),
         .executableTarget(
             name: "trove",
             dependencies: [
@@ -68,6 +77,9 @@ let package = Package(
         .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTesting", "TroveTestSupport"]),
         .testTarget(name: "TroveStoreTests", dependencies: ["Trove", "TroveTestSupport"]),
         .testTarget(name: "TroveTestingTests", dependencies: ["Trove", "TroveTesting", "TroveTestSupport"]),
+        .testTarget(
+            name: "TroveSnapshotTestingTests", dependencies: ["Trove", "TroveSnapshotTesting"],
+            exclude: ["__Snapshots__"]),
         .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTesting", "TroveTestSupport"]),
         .executableTarget(name: "trove-preferences-writer", dependencies: ["Trove"], path: "Tests/PreferencesWriter"),
         .testTarget(
