@@ -7,6 +7,12 @@ let package = Package(
     products: [
         .library(name: "Trove", targets: ["Trove"]),
         .executable(name: "trove", targets: ["trove"]),
+        // Checks for test suites that keep property lists as fixtures (round trips, comparisons
+        // by key path, golden files, Codable fixtures), for Swift Testing and XCTest alike.
+        .library(name: "TroveTesting", targets: ["TroveTesting"]),
+        // A plist snapshot strategy for pointfreeco/swift-snapshot-testing, kept apart so that
+        // TroveTesting's users do not pull that package in.
+        .library(name: "TroveSnapshotTesting", targets: ["TroveSnapshotTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -14,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         // Debouncing for FileWatcher, so that an editor's save (write, then rename) is one event.
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
+        // Only for TroveSnapshotTesting. Its SnapshotTesting target builds without swift-syntax,
+        // which the package still resolves (clones) for its inline-snapshot target.
+        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.17.0"),
     ],
     targets: [
         .systemLibrary(
@@ -43,6 +52,10 @@ let package = Package(
             name: "TrovePreferences",
             dependencies: ["TroveCore", "TroveFileIO", "TroveStore", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO", "TroveStore", "TrovePreferences"]),
+        .target(name: "TroveTesting", dependencies: ["Trove"]),
+        .target(
+            name: "TroveSnapshotTesting",
+            dependencies: ["Trove", .product(name: "SnapshotTesting", package: "swift-snapshot-testing")]),
         .executableTarget(
             name: "trove",
             dependencies: [
@@ -54,13 +67,21 @@ let package = Package(
         // Runnable samples (Samples/README.md); built with everything else, so CI builds them.
         .executableTarget(name: "sample-custom-store-type", dependencies: ["Trove"], path: "Samples/CustomStoreType"),
         .executableTarget(name: "sample-config-hot-reload", dependencies: ["Trove"], path: "Samples/ConfigHotReload"),
+        // A small test suite written with TroveTesting, as an app's would be; `swift test` runs it.
+        .testTarget(
+            name: "SampleFixtureTests", dependencies: ["Trove", "TroveTesting"], path: "Samples/FixtureTests",
+            exclude: ["Fixtures", "Goldens", "README.md"]),
         // Helpers more than one test target needs (the seeded generator, the hang guard, the
         // lookup of the built `trove`); a plain target, not a product, so only tests link it.
         .target(name: "TroveTestSupport", dependencies: ["TroveCore"], path: "Tests/TroveTestSupport"),
-        .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTestSupport"]),
-        .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTestSupport"]),
+        .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTesting", "TroveTestSupport"]),
+        .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTesting", "TroveTestSupport"]),
         .testTarget(name: "TroveStoreTests", dependencies: ["Trove", "TroveTestSupport"]),
-        .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTestSupport"]),
+        .testTarget(name: "TroveTestingTests", dependencies: ["Trove", "TroveTesting", "TroveTestSupport"]),
+        .testTarget(
+            name: "TroveSnapshotTestingTests", dependencies: ["Trove", "TroveSnapshotTesting"],
+            exclude: ["__Snapshots__"]),
+        .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTesting", "TroveTestSupport"]),
         .executableTarget(name: "trove-preferences-writer", dependencies: ["Trove"], path: "Tests/PreferencesWriter"),
         .testTarget(
             name: "TrovePreferencesTests", dependencies: ["Trove", "trove", "trove-preferences-writer", "TroveTestSupport"]),

@@ -26,12 +26,31 @@ struct PrintCommand: ParsableCommand {
             output, or --no-color, or a non-empty NO_COLOR environment variable, gives exactly \
             plutil's text; --color forces the colored form.
 
+            --normalized prints a stable text for tools that compare text, such as 'git diff' \
+            through a textconv driver: the same value always prints the same text, whatever the \
+            file's format, key order or layout, and different values print differently. Keys are \
+            sorted by UTF-16 code units (not by locale); strings are quoted with escapes, so a \
+            line break inside a string never breaks the line; reals always show their exact \
+            64-bit value with a fraction or exponent (3.0); dates are ISO 8601 in UTC with any \
+            fraction of a second; data is written in full as hex, 32 bytes per line; UIDs are \
+            UID(n) and null is null. Array elements carry no index, so an inserted element is one \
+            added block in a line diff. Never colored.
+
+              git config diff.plist.textconv 'trove print --normalized'
+              echo '*.plist diff=plist' >> .gitattributes
+
             Examples:
               trove print Info.plist
+              trove print --normalized Settings.plist
               trove print - < Settings.plist
               trove print --color Info.plist | less -R
             """
     )
+
+    @Flag(
+        name: [.customLong("normalized"), .customLong("sorted")],
+        help: "Print a stable, sorted text for diffs: the same value always prints the same text (see below).")
+    var normalized = false
 
     @OptionGroup var colorOptions: ColorOptions
 
@@ -46,7 +65,11 @@ struct PrintCommand: ParsableCommand {
         let style = colorOptions.style
         try forEachFile(files) { file throws(PlistError) in
             let document = try file.readDocument(keepingLayout: false)
-            try Console.write(HumanReadableFormatter.render(document.value, style: style))
+            if normalized {
+                try Console.write(NormalizedFormatter.render(document.value))
+            } else {
+                try Console.write(HumanReadableFormatter.render(document.value, style: style))
+            }
         }
     }
 }

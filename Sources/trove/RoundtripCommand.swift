@@ -68,7 +68,7 @@ struct RoundtripCommand: ParsableCommand {
         try forEachFile(files) { file throws(PlistError) in
             let input = try file.readData()
             let document = try Plist.read(input)
-            let report = RoundtripReport.check(
+            let report = PlistRoundtripReport.check(
                 document, input: input, maxExpandedValues: maxExpandedValues, maxShown: maxDifferences)
             if !report.passed { anyFailed = true }
             if report.passed && silent { return }
@@ -78,7 +78,7 @@ struct RoundtripCommand: ParsableCommand {
     }
 
     /// The summary line and, for failures (and with -v for everything), the detail lines.
-    func render(_ report: RoundtripReport, file: String, style: TerminalStyle) -> String {
+    func render(_ report: PlistRoundtripReport, file: String, style: TerminalStyle) -> String {
         let checks = [("lossless", report.lossless)] + report.conversions.map { ($0.format.rawValue, $0.outcome) }
         let passedFormats = report.conversions.filter { if case .passed = $0.outcome { true } else { false } }
             .map(\.format.rawValue)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trove
 import TroveTestSupport
+import TroveTesting
 
 /// Reading a file and writing it back unchanged reproduces it byte for byte, and editing one value
 /// changes only the bytes of that value.
@@ -94,9 +95,7 @@ struct CorpusLosslessTests {
         // (a) The output reads back as the edited value.
         do {
             let reread = try Plist.read(output)
-            if let difference = ValueComparison.firstDifference(reread.value, edited) {
-                Issue.record("\(row.path): after editing root\(where_), the output reads differently: \(difference)")
-            }
+            expectPlistEqual(reread.value, edited, context: "\(row.path): after editing root\(where_), the output")
         } catch {
             Issue.record("\(row.path): after editing root\(where_), the output does not read: \(error)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveTesting
 import Trove
 
 #if canImport(Glibc)
@@ -89,7 +90,7 @@ struct BatchConvertCommandTests {
 
         for name in ["a.plist", "b.plist"] {
             #expect(try tree.format(at: tree.path(name)) == .binary, "\(name)")
-            #expect(try tree.value(at: tree.path(name)) == tree.values[name], "\(name)")
+            expectPlistEqual(try tree.value(at: tree.path(name)), try #require(tree.values[name]), context: name)
         }
         #expect(try bytes(of: tree.path("bad.plist")) == tree.badBytes)
         // Not .plist, hidden, or in a subdirectory without --recursive: left as XML/OpenStep.
@@ -115,7 +116,7 @@ struct BatchConvertCommandTests {
         #expect(try tree.files(under: output) == ["a.plist", "sub/c.plist"])
         for name in ["a.plist", "sub/c.plist"] {
             #expect(try tree.format(at: output + "/" + name) == .json)
-            #expect(try tree.value(at: output + "/" + name) == tree.values[name])
+            expectPlistEqual(try tree.value(at: output + "/" + name), try #require(tree.values[name]), context: name)
         }
         #expect(try tree.files().map { try bytes(of: tree.path($0)) } == before, "inputs untouched")
     }
@@ -130,7 +131,7 @@ struct BatchConvertCommandTests {
         for name in ["a", "b", "sub/c", "sub/deeper/d", "sub/e"] {
             let original = name == "sub/e" ? "sub/e.strings" : name + ".plist"
             #expect(try tree.format(at: tree.path(name + ".xml")) == .xml, "\(name)")
-            #expect(try tree.value(at: tree.path(name + ".xml")) == tree.values[original], "\(name)")
+            expectPlistEqual(try tree.value(at: tree.path(name + ".xml")), try #require(tree.values[original]), context: name)
         }
         #expect(!FileManager.default.fileExists(atPath: tree.path("bad.xml")))
         #expect(!FileManager.default.fileExists(atPath: tree.path("notes.xml")))

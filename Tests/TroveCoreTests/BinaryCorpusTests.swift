@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TroveTesting
 @testable import TroveCore
 
 @Suite("Binary corpus")
@@ -157,7 +158,7 @@ struct BinaryCorpusFreshWriterTests {
         for row in appleWritten {
             let value = try readBinary(row.bytes, keepingLayout: false).value
             let fresh = try BinaryPlistWriter().write(value)
-            #expect(try readBinary(fresh).value == value, "\(row.path)")
+            expectPlistEqual(try readBinary(fresh).value, value, context: row.path)
             if fresh == row.bytes { identical += 1 } else { differing.append(row.path) }
         }
         print("binary fresh writer: \(identical) of \(appleWritten.count) Apple-written files reproduced exactly")
@@ -181,7 +182,7 @@ struct BinaryDocumentTests {
                 top["trove-edit"] = "added"
                 document.value = .dictionary(top)
                 let edited = try Plist.read(try Plist.write(document))
-                #expect(edited.value == document.value, "\(row.path)")
+                expectPlistEqual(edited.value, document.value, context: row.path)
             }
         }
     }

@@ -15,6 +15,10 @@ import TroveCore
 /// ```
 ///
 /// Each instance is a separate volume; ``shared`` is the one the registry's `memory` name gives.
+/// Tests that run in parallel should each make their own volume (`MemoryStoreType()`) rather than
+/// share ``shared``, so that one test's saves are never another's loads. TroveTesting's
+/// `PlistCheck.equal(_:_:options:)` then compares what was saved with the expected value by key
+/// path.
 /// Bytes are only made when asked for: ``encode(_:options:)`` writes a binary property list.
 public final class MemoryStoreType: PlistStoreType, @unchecked Sendable {
     private let lock = NSLock()

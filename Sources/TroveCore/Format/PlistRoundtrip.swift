@@ -1,14 +1,15 @@
 import Foundation
-import Trove
 
-/// The checks `trove roundtrip` makes on one file, and what each found.
+/// The checks `trove roundtrip` (and TroveTesting's round-trip assertion) make on one file, and
+/// what each found.
 ///
 /// Two kinds of check: the lossless rewrite (the document written back in its own format with
 /// its layout notes must reproduce the input bytes), and a conversion round trip into every
 /// format that can hold the value (write, read back, compare values).
-struct RoundtripReport {
+public struct PlistRoundtripReport: Sendable {
     /// The outcome of one check.
-    enum Outcome {
+    public enum Outcome: Sendable {
+        /// The check passed.
         case passed
         /// Not attempted, and why (the format cannot hold the value, or keeps no layout notes).
         case skipped(String)
@@ -18,19 +19,19 @@ struct RoundtripReport {
     }
 
     /// The lossless rewrite.
-    var lossless: Outcome
+    public var lossless: Outcome
     /// The conversion round trips, in the order they were made.
-    var conversions: [(format: PlistFormat, outcome: Outcome)]
+    public var conversions: [(format: PlistFormat, outcome: Outcome)]
 
     /// True when nothing failed.
-    var passed: Bool {
+    public var passed: Bool {
         if case .failed = lossless { return false }
         return conversions.allSatisfy { if case .failed = $0.outcome { return false } else { return true } }
     }
 
     /// The formats tried, in order: binary and XML first (they hold the most), then JSON and
     /// OpenStep.
-    static let formatsTried: [PlistFormat] = [.binary, .xml, .json, .openStep]
+    public static let formatsTried: [PlistFormat] = [.binary, .xml, .json, .openStep]
 
     /// Runs every check on `document`, which was read from `input` with layout notes kept.
     ///
@@ -38,12 +39,14 @@ struct RoundtripReport {
     /// hundred bytes can describe tens of millions); converting such a value takes minutes, so
     /// beyond `maxExpandedValues` the conversions are skipped, with the reason.
     /// At most `maxShown` value differences are kept per format.
-    static func check(_ document: PlistDocument, input: Data, maxExpandedValues: Int, maxShown: Int) -> RoundtripReport {
+    public static func check(
+        _ document: PlistDocument, input: Data, maxExpandedValues: Int = 1_000_000, maxShown: Int = 10
+    ) -> PlistRoundtripReport {
         let lossless = checkLossless(document, input: input)
         if document.format == .binary, let reason = expandsTooFar(input, limit: maxExpandedValues) {
-            return RoundtripReport(lossless: lossless, conversions: formatsTried.map { ($0, .skipped(reason)) })
+            return PlistRoundtripReport(lossless: lossless, conversions: formatsTried.map { ($0, .skipped(reason)) })
         }
-        return RoundtripReport(
+        return PlistRoundtripReport(
             lossless: lossless,
             conversions: formatsTried.map { ($0, checkConversion(document.value, to: $0, maxShown: maxShown)) })
     }
@@ -80,7 +83,7 @@ struct RoundtripReport {
     }
 
     private static func checkConversion(_ value: PlistValue, to format: PlistFormat, maxShown: Int) -> Outcome {
-        if let obstacle = FormatCapability.obstacle(to: format, in: value) { return .skipped(obstacle) }
+        if let obstacle = PlistFormatCapability.obstacle(to: format, in: value) { return .skipped(obstacle) }
         let written: Data
         do {
             written = try Plist.write(value, as: format)
@@ -105,7 +108,7 @@ struct RoundtripReport {
     }
 
     /// The first offset where two byte strings differ, or nil when they are equal.
-    static func firstDifference(_ a: Data, _ b: Data) -> Int? {
+    public static func firstDifference(_ a: Data, _ b: Data) -> Int? {
         if a == b { return nil }
         var offset = 0
         for (x, y) in zip(a, b) {
@@ -117,7 +120,7 @@ struct RoundtripReport {
 }
 
 /// What each format's writer and reader can carry through a round trip.
-enum FormatCapability {
+public enum PlistFormatCapability {
     /// Why `value` cannot make a round trip through `format` unchanged, naming the first value in
     /// the way; nil when it can.
     ///
@@ -132,7 +135,7 @@ enum FormatCapability {
     ///   shortest 32-bit form, reads back as a different 64-bit value unless the two agree.
     /// - openstep holds only strings, data, arrays and dictionaries; other scalars would read
     ///   back as strings, and UIDs and null cannot be written.
-    static func obstacle(to format: PlistFormat, in value: PlistValue) -> String? {
+    public static func obstacle(to format: PlistFormat, in value: PlistValue) -> String? {
         if format == .binary { return nil }
         if format == .json && !value.isContainer {
             return "a top-level \(noun(value.kind)) value is not a JSON document"
