@@ -25,7 +25,8 @@ let package = Package(
             dependencies: ["CLibXML2", "CTroveFastPaths"]
         ),
         .target(name: "TroveFileIO", dependencies: ["TroveCore"]),
-        .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO"]),
+        .target(name: "TroveArchive", dependencies: ["TroveCore"]),
+        .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO", "TroveArchive"]),
         .executableTarget(
             name: "trove",
             dependencies: [
@@ -38,6 +39,7 @@ let package = Package(
         .target(name: "TroveTestSupport", path: "Tests/TroveTestSupport"),
         .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTestSupport"]),
         .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTestSupport"]),
+        .testTarget(name: "TroveArchiveTests", dependencies: ["Trove", "TroveTestSupport"]),
         .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
 // The umbrella module: `import Trove` gives the whole public API.
 @_exported import TroveCore
 @_exported import TroveFileIO
+@_exported import TroveArchive
