@@ -38,8 +38,10 @@ extension ArchiveEncoder {
         }
         let name = className ?? codableClassNames[ObjectIdentifier(T.self)] ?? String(describing: T.self)
         let box = CodableArchiveEncoderBox(archive: self, codingPath: path, className: name)
-        try value.encode(to: box)
-        return try box.finish()
+        return try nested {
+            try value.encode(to: box)
+            return try box.finish()
+        }
     }
 
 }

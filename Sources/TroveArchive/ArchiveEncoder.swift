@@ -22,6 +22,9 @@ public final class ArchiveEncoder {
     private var retained: [AnyObject] = []
     /// Strings, numbers and data stored in place, by their Foundation equality.
     private var scalarIDs: [ScalarKey: Int] = [:]
+    /// Entries stored in place for generic objects, by exact value (kind included), so that a
+    /// re-archived graph keeps `true` and `1` apart where its archive had them apart.
+    private var exactScalarIDs: [PlistValue: Int] = [:]
     /// Foundation value objects (dates, collections, UUIDs, URLs), by their encoded fields.
     private var valueObjectIDs: [PlistValue: Int] = [:]
     /// Class records by class name.
@@ -32,10 +35,28 @@ public final class ArchiveEncoder {
     let classNameOverrides: [ObjectIdentifier: String]
     /// Class names of nested `Codable` values by type.
     let codableClassNames: [ObjectIdentifier: String]
+    /// How deep objects may nest while they are written (each level is a call of the object's
+    /// `encode(to:)`, so this bounds the stack).
+    let maxDepth: Int
+    private var depth = 0
 
-    init(classNameOverrides: [ObjectIdentifier: String] = [:], codableClassNames: [ObjectIdentifier: String] = [:]) {
+    init(
+        classNameOverrides: [ObjectIdentifier: String] = [:], codableClassNames: [ObjectIdentifier: String] = [:],
+        maxDepth: Int = KeyedArchiveLimits.default.maxDepth
+    ) {
         self.classNameOverrides = classNameOverrides
         self.codableClassNames = codableClassNames
+        self.maxDepth = maxDepth
+    }
+
+    /// Runs `body` one level deeper, refusing to go past ``maxDepth``.
+    func nested<R>(_ body: () throws -> R) throws -> R {
+        guard depth < maxDepth else {
+            throw PlistError(.depthLimit, "objects nest more than \(maxDepth) deep (KeyedArchiveLimits.maxDepth)")
+        }
+        depth += 1
+        defer { depth -= 1 }
+        return try body()
     }
 
     // MARK: - Public API
@@ -88,7 +109,7 @@ public final class ArchiveEncoder {
         if let identity { instanceIDs[identity] = uid }
         contexts.append(FieldContext())
         do {
-            try value.encode(to: self)
+            try nested { try value.encode(to: self) }
         } catch let error as PlistError {
             throw error
         } catch {
@@ -119,7 +140,7 @@ public final class ArchiveEncoder {
     ) throws -> Int {
         let uid = reserveEntry()
         contexts.append(FieldContext())
-        try body()
+        try nested(body)
         finishObject(at: uid, record: record)
         guard shared else { return uid }
         let encoded = objects[uid]
@@ -138,6 +159,15 @@ public final class ArchiveEncoder {
         let uid = objects.count
         objects.append(value)
         scalarIDs[key] = uid
+        return uid
+    }
+
+    /// Stores a value in place in `$objects`, shared only with an identical one (same kind).
+    func encodeExactScalar(_ value: PlistValue) -> Int {
+        if let known = exactScalarIDs[value] { return known }
+        let uid = objects.count
+        objects.append(value)
+        exactScalarIDs[value] = uid
         return uid
     }
 

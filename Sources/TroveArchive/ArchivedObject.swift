@@ -111,7 +111,7 @@ public indirect enum ArchiveField {
         switch self {
         case .value(let value): return value
         case .null: return .uid(0)
-        case .inline(let value): return .uid(UInt64(encoder.encodeScalar(value)))
+        case .inline(let value): return .uid(UInt64(encoder.encodeExactScalar(value)))
         case .object(let object): return .uid(UInt64(try encoder.encodeObject(object)))
         case .array(let elements): return .array(try elements.map { try $0.encodeStored(with: encoder) })
         case .dictionary(let entries):

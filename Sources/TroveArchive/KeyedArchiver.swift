@@ -10,6 +10,9 @@ import TroveCore
 public struct KeyedArchiver: Sendable {
     /// `.binary` (Foundation's default) or `.xml`.
     public var outputFormat: PlistFormat
+    /// Limits: ``KeyedArchiveLimits/maxDepth`` bounds how deep objects nest while they are
+    /// written, and the property-list limits apply to the archive written.
+    public var limits: KeyedArchiveLimits = .default
     private var classNames: [ObjectIdentifier: String] = [:]
     private var codableClassNames: [ObjectIdentifier: String] = [:]
 
@@ -59,14 +62,14 @@ public struct KeyedArchiver: Sendable {
     }
 
     func makeEncoder() -> ArchiveEncoder {
-        ArchiveEncoder(classNameOverrides: classNames, codableClassNames: codableClassNames)
+        ArchiveEncoder(classNameOverrides: classNames, codableClassNames: codableClassNames, maxDepth: limits.maxDepth)
     }
 
     func write(_ value: PlistValue) throws(PlistError) -> Data {
         guard outputFormat == .binary || outputFormat == .xml else {
             throw PlistError(.unsupportedValue, format: outputFormat, "keyed archives are binary or XML property lists")
         }
-        return try Plist.write(value, as: outputFormat)
+        return try Plist.write(value, as: outputFormat, limits: limits.plist)
     }
 }
 
