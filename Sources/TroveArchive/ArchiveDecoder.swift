@@ -300,6 +300,16 @@ public final class ArchiveDecoder {
 
     // MARK: - Helpers for conformances
 
+    /// What a field holds in place, following a reference to a value stored in place in
+    /// `$objects` (Foundation stores `NS.string` and `NS.data` either way); nil for `$null` or
+    /// a keyed object.
+    func plainField(_ field: PlistValue?) throws(PlistError) -> PlistValue? {
+        guard let field else { return nil }
+        guard case .uid(let reference) = field else { return field }
+        if case .inline(let value) = try resolve(reference: reference) { return value }
+        return nil
+    }
+
     /// Runs `body` with `component` appended to the key path.
     func withPath<R>(_ component: PlistKeyPath.Component, _ body: () throws -> R) throws -> R {
         path.append(component)
@@ -335,14 +345,14 @@ public final class ArchiveDecoder {
 
     /// Runs top-level decoding of `$top[key]`.
     func decodeTopLevel<T: ArchiveRepresentable>(_ type: T.Type, key: String) throws -> T {
-        guard let reference = archive.topLevelReference(forKey: key) else {
+        guard let field = archive.topLevelValue(forKey: key) else {
             throw PlistError(.archiveMissingKey, keyPath: [.key(key)], "$top has no key \"\(key)\"")
         }
         path = [.key(key)]
         defer { path = [] }
-        if reference == 0 {
+        if field == .uid(0) {
             throw PlistError(.archiveMissingKey, keyPath: [.key(key)], "$top entry \"\(key)\" is $null")
         }
-        return try T.decodeArchiveField(.uid(UInt64(reference)), with: self)
+        return try T.decodeArchiveField(field, with: self)
     }
 }

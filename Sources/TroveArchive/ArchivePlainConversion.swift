@@ -106,11 +106,13 @@ struct ArchivePlainConverter {
                 }
                 return .date(PlistDate(secondsSinceReferenceDate: time))
             }
-            if !chain.isDisjoint(with: FoundationClass.dataLike), let bytes = field("NS.data")?.dataValue {
+            if !chain.isDisjoint(with: FoundationClass.dataLike), let bytes = try decoder.plainField(field("NS.data"))?.dataValue {
                 return try plainScalar(.data(bytes))
             }
-            if case .string(let s)? = field("NS.string") { return .string(s) }
-            if let bytes = field("NS.bytes")?.dataValue, let s = String(data: bytes, encoding: .utf8) { return .string(s) }
+            if case .string(let s)? = try decoder.plainField(field("NS.string")) { return .string(s) }
+            if let bytes = try decoder.plainField(field("NS.bytes"))?.dataValue, let s = String(data: bytes, encoding: .utf8) {
+                return .string(s)
+            }
         }
         if !chain.isDisjoint(with: FoundationClass.arrayLike) {
             let references = try decoder.collectionReferences(fields)
@@ -128,21 +130,31 @@ struct ArchivePlainConverter {
                 throw decoder.error(.typeMismatch, "\(record.name) has \(keys.count) keys but \(values.count) objects")
             }
             var result = PlistDictionary(minimumCapacity: keys.count)
+            var plainKeys = true
             for (index, keyReference) in keys.enumerated() {
                 let key: String
                 switch try decoder.withPath(.index(index), { try convert(keyReference) }) {
                 case .string(let s)?: key = s
                 case .integer(let i)?: key = i.description
                 case .real(let r)?: key = r.description
-                case let other:
-                    throw decoder.error(.badKey, "\(record.name) key \(index) is \(other.map { $0.kind.rawValue } ?? "$null"), not a string")
+                default:
+                    // A key that is an object: keep the dictionary as the object it is.
+                    plainKeys = false
+                    key = ""
                 }
+                guard plainKeys else { break }
                 if let value = try decoder.withPath(.key(key), { try convert(values[index]) }) {
                     result.updateValue(value, forKey: key)
                 }
             }
-            return .dictionary(result)
+            if plainKeys { return .dictionary(result) }
+            return try genericDictionary(record, fields)
         }
+        return try genericDictionary(record, fields)
+    }
+
+    /// An object as a dictionary of its class and its own keys.
+    private mutating func genericDictionary(_ record: ArchiveClassRecord, _ fields: PlistDictionary) throws -> PlistValue {
         var result = PlistDictionary(minimumCapacity: fields.count)
         result.updateValue(.string(record.name), forKey: "$class")
         for (key, value) in fields where key != "$class" {

@@ -106,8 +106,10 @@ extension String: ArchiveRepresentable {
             field, as: String.self, classes: FoundationClass.stringLike, describing: "a string",
             inline: { $0.stringValue }
         ) { record, fields in
-            if case .string(let s)? = fields["NS.string"] { return s }
-            if let bytes = fields["NS.bytes"].flatMap(decoder.bytes), let s = String(data: bytes, encoding: .utf8) { return s }
+            if case .string(let s)? = try decoder.plainField(fields["NS.string"]) { return s }
+            if let bytes = try decoder.plainField(fields["NS.bytes"]).flatMap(decoder.bytes), let s = String(data: bytes, encoding: .utf8) {
+                return s
+            }
             throw decoder.error(.typeMismatch, "\(record.name) has neither an NS.string string nor UTF-8 NS.bytes")
         }
     }
@@ -123,7 +125,7 @@ extension Data: ArchiveRepresentable {
             field, as: Data.self, classes: FoundationClass.dataLike, describing: "data",
             inline: { decoder.bytes($0) }
         ) { record, fields in
-            guard let bytes = fields["NS.data"].flatMap(decoder.bytes) else {
+            guard let bytes = try decoder.plainField(fields["NS.data"]).flatMap(decoder.bytes) else {
                 throw decoder.error(.typeMismatch, "\(record.name) has no NS.data bytes")
             }
             return bytes

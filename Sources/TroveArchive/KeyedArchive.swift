@@ -22,8 +22,9 @@ public struct KeyedArchive: Sendable {
     public let document: PlistDocument
     /// `$objects`: index 0 is `$null`, the others are objects and class records.
     public let objects: [PlistValue]
-    /// The keys of `$top`, in the file's order, with the object each names.
-    public let topLevel: [(key: String, reference: Int)]
+    /// The entries of `$top`, in the file's order: normally a reference to an object, but a
+    /// top-level number is stored in place (a nib's `IB.systemFontUpdateVersion`).
+    public let topLevel: [(key: String, value: PlistValue)]
 
     /// For each entry of `$objects`, the index into ``classes`` of its class when it is a keyed
     /// object (a dictionary with `$class`), or -1.
@@ -74,27 +75,28 @@ public struct KeyedArchive: Sendable {
         guard case .dictionary(let top)? = plist["$top"] else {
             throw PlistError(.archiveInvalid, "$top is missing or not a dictionary")
         }
-        var topLevel: [(key: String, reference: Int)] = []
+        var topLevel: [(key: String, value: PlistValue)] = []
         topLevel.reserveCapacity(top.count)
         for (key, value) in top {
             guard case .uid(let uid) = value else {
-                throw PlistError(.archiveBadReference, keyPath: [.key(key)], "$top entry \"\(key)\" is \(value.kind), not a reference")
+                topLevel.append((key, value))
+                continue
             }
             guard uid < UInt64(objects.count) else {
                 throw PlistError(
                     .archiveBadReference, keyPath: [.key(key)],
                     "$top entry \"\(key)\" refers to object \(uid), past the \(objects.count) entries of $objects")
             }
-            topLevel.append((key, Int(uid)))
+            topLevel.append((key, value))
         }
         self.objects = objects
         self.topLevel = topLevel
         (classIndex, classes) = try Self.indexClasses(objects)
     }
 
-    /// The object `$top[key]` names, if the key is present.
-    public func topLevelReference(forKey key: String) -> Int? {
-        topLevel.first { $0.key == key }?.reference
+    /// What `$top[key]` holds (normally a reference), if the key is present.
+    public func topLevelValue(forKey key: String) -> PlistValue? {
+        topLevel.first { $0.key == key }?.value
     }
 
     /// The archive's bytes: byte for byte the input when the archive was read from bytes, since

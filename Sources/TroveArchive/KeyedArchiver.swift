@@ -133,18 +133,22 @@ public struct KeyedUnarchiver: Sendable {
     /// a ``PlistError`` whose key path is the same path.
     public func decodeCodable<T: Decodable>(_ type: T.Type, from data: Data, forKey key: String = "root") throws -> T {
         let archive = try KeyedArchive(data: data, limits: limits)
-        guard let reference = archive.topLevelReference(forKey: key) else {
+        guard let field = archive.topLevelValue(forKey: key) else {
             throw PlistError(.archiveMissingKey, keyPath: [.key(key)], "$top has no key \"\(key)\"")
         }
         let decoder = makeDecoder(archive)
-        return try decoder.withPath(.key(key)) { try decoder.decodeCodableField(T.self, field: .uid(UInt64(reference))) }
+        do {
+            return try decoder.withPath(.key(key)) { try decoder.decodeCodableField(T.self, field: field) }
+        } catch let failure as DecodingError {
+            throw PlistError(decodingError: failure, topLevelKey: key)
+        }
     }
 
     /// Every top-level object of the archive as a generic graph (no Swift types needed).
     public func decodeGraph(from archive: KeyedArchive) throws -> [(key: String, value: ArchiveField)] {
         let decoder = makeDecoder(archive)
         return try archive.topLevel.map { entry in
-            (entry.key, try decoder.withPath(.key(entry.key)) { try decoder.genericField(.uid(UInt64(entry.reference))) })
+            (entry.key, try decoder.withPath(.key(entry.key)) { try decoder.genericField(entry.value) })
         }
     }
 
@@ -155,7 +159,7 @@ public struct KeyedUnarchiver: Sendable {
         var converter = ArchivePlainConverter(decoder: decoder, options: options)
         var top = PlistDictionary()
         for entry in archive.topLevel {
-            let value = try decoder.withPath(.key(entry.key)) { try converter.convert(.uid(UInt64(entry.reference))) }
+            let value = try decoder.withPath(.key(entry.key)) { try converter.convert(entry.value) }
             top.updateValue(value ?? .string("$null"), forKey: entry.key)
         }
         if top.count == 1 { return top.values[0] }
@@ -166,5 +170,36 @@ public struct KeyedUnarchiver: Sendable {
         ArchiveDecoder(
             archive: archive, registry: registry, allowedClasses: allowedClasses, limits: limits,
             acceptsTextScalars: acceptsTextScalars)
+    }
+}
+
+extension PlistError {
+    /// A ``PlistError`` reporting a `DecodingError` of a `Codable` type: its coding path becomes
+    /// the key path (under the top-level key), and the error is kept as the underlying error.
+    init(decodingError: DecodingError, topLevelKey: String) {
+        let code: PlistError.Code
+        let context: DecodingError.Context
+        switch decodingError {
+        case .keyNotFound(let key, let c):
+            code = .archiveMissingKey
+            context = DecodingError.Context(codingPath: c.codingPath + [key], debugDescription: c.debugDescription)
+        case .valueNotFound(_, let c):
+            code = .archiveMissingKey
+            context = c
+        case .typeMismatch(_, let c):
+            code = .typeMismatch
+            context = c
+        case .dataCorrupted(let c):
+            code = .typeMismatch
+            context = c
+        @unknown default:
+            code = .typeMismatch
+            context = DecodingError.Context(codingPath: [], debugDescription: "\(decodingError)")
+        }
+        let components: [PlistKeyPath.Component] = [.key(topLevelKey)] + context.codingPath.map { key in
+            key.intValue.map { .index($0) } ?? .key(key.stringValue)
+        }
+        self.init(code, keyPath: PlistKeyPath(components: components), context.debugDescription)
+        underlyingError = decodingError
     }
 }
