@@ -91,8 +91,39 @@ public final class ArchivedObject: KeyedArchivable, ArchiveInstanceClass {
     }
 }
 
+/// Every object of an archive decoded without Swift types, and its top-level entries.
+///
+/// Archives hold cycles (a parent and its children pointing at each other), and
+/// ``ArchivedObject``s refer to each other strongly, so the graph owns its objects: when the
+/// graph is released it empties every object's fields, which breaks the cycles. Keep the graph
+/// while you use its objects.
+public final class ArchiveGraph {
+    /// `$top`'s entries in the archive's order.
+    public let topLevel: [(key: String, value: ArchiveField)]
+    /// Every object of the graph.
+    public let objects: [ArchivedObject]
+
+    init(topLevel: [(key: String, value: ArchiveField)], objects: [ArchivedObject]) {
+        self.topLevel = topLevel
+        self.objects = objects
+    }
+
+    /// The top-level entry for `key`.
+    public subscript(key: String) -> ArchiveField? { topLevel.first { $0.key == key }?.value }
+
+    /// The entry under `root`, what `archivedData(withRootObject:)` writes.
+    public var root: ArchiveField? { self["root"] }
+
+    deinit {
+        for object in objects {
+            object.keys = []
+            object.values = []
+        }
+    }
+}
+
 /// One value of an ``ArchivedObject``: stored in place, or a reference.
-public indirect enum ArchiveField {
+public indirect enum ArchiveField: ArchiveRepresentable {
     /// A value stored in the object's own dictionary (a number, a boolean, in-place bytes ...).
     case value(PlistValue)
     /// A reference to `$null`.
@@ -105,6 +136,16 @@ public indirect enum ArchiveField {
     case array([ArchiveField])
     /// A dictionary holding references.
     case dictionary([(key: String, value: ArchiveField)])
+
+    /// Writes the field back as it was read.
+    public func encodeArchiveField(with encoder: ArchiveEncoder) throws -> PlistValue {
+        try encodeStored(with: encoder)
+    }
+
+    /// Reads any field generically.
+    public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> ArchiveField {
+        try decoder.genericField(field)
+    }
 
     /// The value as the archive stores it, writing what it refers to.
     func encodeStored(with encoder: ArchiveEncoder) throws -> PlistValue {

@@ -52,11 +52,18 @@ public struct KeyedArchiver: Sendable {
         try write(try archivedValue(topLevel: topLevel))
     }
 
+    /// A generic graph archived again: the same classes, keys and sharing.
+    public func archive(_ graph: ArchiveGraph) throws -> Data {
+        try archive(topLevel: graph.topLevel.map { ($0.key, $0.value as any ArchiveRepresentable) })
+    }
+
     /// The archive as a property-list value, before it is written out.
     public func archivedValue(topLevel: [(String, any ArchiveRepresentable)]) throws -> PlistValue {
         let encoder = makeEncoder()
         for (key, value) in topLevel {
-            encoder.setField(try value.encodeArchiveField(with: encoder).asReference(in: encoder), forKey: key)
+            let field = try value.encodeArchiveField(with: encoder)
+            // A generic field goes back as it was read (a nib stores a top-level number in place).
+            encoder.setField(value is ArchiveField ? field : field.asReference(in: encoder), forKey: key)
         }
         return encoder.finish()
     }
@@ -145,10 +152,17 @@ public struct KeyedUnarchiver: Sendable {
     }
 
     /// Every top-level object of the archive as a generic graph (no Swift types needed).
-    public func decodeGraph(from archive: KeyedArchive) throws -> [(key: String, value: ArchiveField)] {
+    public func decodeGraph(from archive: KeyedArchive) throws -> ArchiveGraph {
         let decoder = makeDecoder(archive)
-        return try archive.topLevel.map { entry in
-            (entry.key, try decoder.withPath(.key(entry.key)) { try decoder.genericField(entry.value) })
+        do {
+            let topLevel = try archive.topLevel.map { entry in
+                (key: entry.key, value: try decoder.withPath(.key(entry.key)) { try decoder.genericField(entry.value) })
+            }
+            return ArchiveGraph(topLevel: topLevel, objects: decoder.genericObjects.sorted { $0.key < $1.key }.map(\.value))
+        } catch {
+            // Break the cycles of what was built before the failure.
+            _ = ArchiveGraph(topLevel: [], objects: Array(decoder.genericObjects.values))
+            throw error
         }
     }
 

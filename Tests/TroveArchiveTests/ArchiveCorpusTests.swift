@@ -67,20 +67,20 @@ struct ArchiveCorpusTests {
         let archive = try KeyedArchive(data: data)
         #expect(try archive.write() == data)
         let graph = try unarchiver.decodeGraph(from: archive)
-        #expect(graph.map(\.key) == archive.topLevel.map(\.key))
+        #expect(graph.topLevel.map(\.key) == archive.topLevel.map(\.key))
         _ = try unarchiver.plainValue(of: archive, options: ArchivePlainOptions(decodesNestedArchives: true))
         for entry in archive.topLevel {
             _ = try unarchiver.decode(PlistValue.self, from: archive, forKey: entry.key)
         }
         // The generic graph archives again and decodes to an equivalent graph.
-        let objects = graph.compactMap { entry -> (String, ArchivedObject)? in
+        let objects = graph.topLevel.compactMap { entry -> (String, ArchivedObject)? in
             if case .object(let object) = entry.value { return (entry.key, object) }
             return nil
         }
         if !objects.isEmpty {
             let again = try KeyedArchiver().archive(topLevel: objects.map { ($0.0, $0.1 as any ArchiveRepresentable) })
             let reread = try unarchiver.decodeGraph(from: KeyedArchive(data: again))
-            for ((key, original), entry) in zip(objects, reread) {
+            for ((key, original), entry) in zip(objects, reread.topLevel) {
                 guard case .object(let copy) = entry.value else {
                     Issue.record("\(key) is no longer an object")
                     continue
@@ -202,7 +202,8 @@ struct ArchiveCorpusTests {
 
         // NSValue holding a C array: no Swift type, decoded generically with its class chain.
         let concrete = try KeyedArchive(data: Self.data("keyed-archive/scf-NSKeyedUnarchiver-ConcreteValueTest.plist"))
-        guard case .object(let value)? = try unarchiver.decodeGraph(from: concrete).first?.value else {
+        let concreteGraph = try unarchiver.decodeGraph(from: concrete)
+        guard case .object(let value)? = concreteGraph.root else {
             Issue.record("the root is not an object")
             return
         }

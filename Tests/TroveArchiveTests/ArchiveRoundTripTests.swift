@@ -160,7 +160,7 @@ struct ArchiveRoundTripTests {
         b.edges = [a]
         let data = try KeyedArchiver().archive(a)
         let graph = try KeyedUnarchiver().decodeGraph(from: KeyedArchive(data: data))
-        guard case .object(let root)? = graph.first?.value else {
+        guard case .object(let root)? = graph.root else {
             Issue.record("root is not an object")
             return
         }
