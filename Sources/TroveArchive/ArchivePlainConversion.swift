@@ -93,7 +93,7 @@ struct ArchivePlainConverter {
                 return .string(try URL.decodeArchiveField(.uid(0), orFields: fields, with: decoder).absoluteString)
             }
             if chain.contains("NSUUID") {
-                guard let bytes = fields["NS.uuidbytes"]?.dataValue, bytes.count == 16 else {
+                guard let stored = fields["NS.uuidbytes"], let bytes = try? Data.decodeArchiveField(stored, with: decoder), bytes.count == 16 else {
                     throw decoder.error(.typeMismatch, "\(record.name) has no 16-byte NS.uuidbytes")
                 }
                 var raw = UUID().uuid
@@ -101,12 +101,12 @@ struct ArchivePlainConverter {
                 return .string(UUID(uuid: raw).uuidString)
             }
             if chain.contains("NSDate") {
-                guard let time = fields["NS.time"]?.doubleValue else {
+                guard let stored = fields["NS.time"], let time = try? Double.decodeArchiveField(stored, with: decoder) else {
                     throw decoder.error(.typeMismatch, "\(record.name) has no NS.time number")
                 }
                 return .date(PlistDate(secondsSinceReferenceDate: time))
             }
-            if !chain.isDisjoint(with: FoundationClass.dataLike), let bytes = try decoder.plainField(field("NS.data"))?.dataValue {
+            if !chain.isDisjoint(with: FoundationClass.dataLike), let bytes = try decoder.plainField(field("NS.data")).flatMap(decoder.bytes) {
                 return try plainScalar(.data(bytes))
             }
             if case .string(let s)? = try decoder.plainField(field("NS.string")) { return .string(s) }

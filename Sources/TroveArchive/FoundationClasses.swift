@@ -164,7 +164,9 @@ extension UUID: ArchiveRepresentable {
 
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> UUID {
         try decoder.decodeFoundation(field, as: UUID.self, classes: ["NSUUID"], describing: "a UUID") { record, fields in
-            guard let bytes = fields["NS.uuidbytes"].flatMap(decoder.bytes), bytes.count == 16 else {
+            let stored = try decoder.requiredField(fields, "NS.uuidbytes", of: record.name)
+            let bytes = try decoder.withPath(.key("NS.uuidbytes")) { try Data.decodeArchiveField(stored, with: decoder) }
+            guard bytes.count == 16 else {
                 throw decoder.error(.typeMismatch, "\(record.name) has no 16-byte NS.uuidbytes")
             }
             var raw = UUID().uuid
