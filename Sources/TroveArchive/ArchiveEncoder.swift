@@ -26,7 +26,7 @@ public final class ArchiveEncoder {
     /// re-archived graph keeps `true` and `1` apart where its archive had them apart.
     private var exactScalarIDs: [PlistValue: Int] = [:]
     /// Foundation value objects (dates, collections, UUIDs, URLs), by their encoded fields.
-    private var valueObjectIDs: [PlistValue: Int] = [:]
+    private var valueObjectIDs: [ValueObjectKey: Int] = [:]
     /// Class records by class name.
     private var classIDs: [String: Int] = [:]
     /// The fields of the objects being encoded, innermost last; the first is `$top`.
@@ -143,7 +143,7 @@ public final class ArchiveEncoder {
         try nested(body)
         finishObject(at: uid, record: record)
         guard shared else { return uid }
-        let encoded = objects[uid]
+        let encoded = ValueObjectKey(fields: objects[uid])
         if let known = valueObjectIDs[encoded] {
             if uid == objects.count - 1 { objects.removeLast() }
             return known
@@ -232,17 +232,16 @@ public final class ArchiveEncoder {
     }
 }
 
-/// The keys of one object being encoded, in the order they were written.
+/// The keys of one object being encoded, in the order they were written. Objects have a handful
+/// of keys, so a repeated key is found by comparing them in turn.
 struct FieldContext {
     private var keys: [String] = []
     private var values: [PlistValue] = []
-    private var positions: [String: Int] = [:]
 
     mutating func set(_ value: PlistValue, forKey key: String) {
-        if let position = positions[key] {
+        if let position = keys.firstIndex(of: key) {
             values[position] = value
         } else {
-            positions[key] = keys.count
             keys.append(key)
             values.append(value)
         }
@@ -251,11 +250,44 @@ struct FieldContext {
     var dictionary: PlistDictionary { PlistDictionary(zip(keys, values)) }
 }
 
+/// An encoded Foundation value object (its fields: references, numbers in place, arrays of
+/// references), hashed shallowly: what it refers to is already shared, so equal objects have
+/// equal fields, and hashing needs no walk of nested values.
+struct ValueObjectKey: Hashable {
+    let fields: PlistValue
+
+    static func == (lhs: ValueObjectKey, rhs: ValueObjectKey) -> Bool { lhs.fields == rhs.fields }
+
+    func hash(into hasher: inout Hasher) {
+        guard case .dictionary(let entries) = fields else {
+            hasher.combine(fields)
+            return
+        }
+        hasher.combine(entries.count)
+        for (key, value) in entries {
+            hasher.combine(key)
+            Self.combine(value, into: &hasher)
+        }
+    }
+
+    private static func combine(_ value: PlistValue, into hasher: inout Hasher) {
+        switch value {
+        case .uid(let uid): hasher.combine(uid)
+        case .array(let elements):
+            hasher.combine(elements.count)
+            for element in elements {
+                if case .uid(let uid) = element { hasher.combine(uid) } else { hasher.combine(element) }
+            }
+        default: hasher.combine(value)
+        }
+    }
+}
+
 /// A string, number or data stored in place, under Foundation's equality: numbers compare by
 /// value whatever their type (`1 == 1.0 == true`), strings and data by their exact bytes.
 struct ScalarKey: Hashable {
-    private enum Storage: Hashable {
-        case string([UInt8])
+    private enum Storage {
+        case string(String)
         case integer(PlistInteger)
         case real(Double)
         case data(Data)
@@ -266,7 +298,7 @@ struct ScalarKey: Hashable {
 
     init(_ value: PlistValue) {
         switch value {
-        case .string(let s): storage = .string(Array(s.utf8))
+        case .string(let s): storage = .string(s)
         case .integer(let i): storage = .integer(i)
         case .bool(let b): storage = .integer(PlistInteger(b ? 1 : 0))
         case .real(let r):
@@ -277,6 +309,38 @@ struct ScalarKey: Hashable {
             }
         case .data(let d): storage = .data(d)
         default: storage = .other(value)
+        }
+    }
+
+    static func == (lhs: ScalarKey, rhs: ScalarKey) -> Bool {
+        switch (lhs.storage, rhs.storage) {
+        // Code units, not canonical equivalence: "é" and "e" + U+0301 are two strings to Foundation.
+        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.real(let a), .real(let b)): return a == b
+        case (.data(let a), .data(let b)): return a == b
+        case (.other(let a), .other(let b)): return a == b
+        default: return false
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        switch storage {
+        case .string(var s):
+            hasher.combine(0 as UInt8)
+            s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .integer(let i):
+            hasher.combine(1 as UInt8)
+            hasher.combine(i)
+        case .real(let r):
+            hasher.combine(2 as UInt8)
+            hasher.combine(r)
+        case .data(let d):
+            hasher.combine(3 as UInt8)
+            hasher.combine(d)
+        case .other(let v):
+            hasher.combine(4 as UInt8)
+            hasher.combine(v)
         }
     }
 }

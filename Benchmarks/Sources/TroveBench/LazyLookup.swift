@@ -55,8 +55,8 @@ enum LazyLookupBenchmark {
                 let (path, records) = try generate(megabytes: megabytes, in: directory)
                 let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
                 let lookups = [
-                    PlistKeyPath(components: ["records", String(records / 2), "address", "city"]),
-                    PlistKeyPath(components: ["index", recordID(records / 2)]),
+                    PlistKeyPath(keys: ["records", String(records / 2), "address", "city"]),
+                    PlistKeyPath(keys: ["index", recordID(records / 2)]),
                 ]
                 for keyPath in lookups {
                     progress("timing \(keyPath) in \(megabytes) MB")
