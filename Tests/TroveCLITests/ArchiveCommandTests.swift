@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trove
+import TroveTestSupport
 
 @Suite("trove archive", .enabled(if: TestEnvironment.hasTrove, "the trove executable was not built"))
 struct ArchiveCommandTests {
@@ -124,5 +125,34 @@ struct ArchiveCommandTests {
         }
         let bad = try trove("archive", "encode", "--format", "json", input)
         #expect(bad.status == 64)
+    }
+}
+
+@Suite("trove archive over the corpus", .enabled(if: TestEnvironment.hasTrove && TestEnvironment.fixtures != nil, "the trove executable or the corpus is missing"))
+struct ArchiveCommandCorpusTests {
+    static let rows: [(path: String, mustReject: Bool)] = FixtureLocation.manifestRows().compactMap { fields in
+        guard fields["category"] == "keyed-archive", let path = fields["path"] else { return nil }
+        return (path, fields["expectation"] == "must-reject")
+    }
+
+    @Test("every keyed archive of the corpus prints and decodes (exit 0); must-reject ones exit 1 with one error line")
+    func everyArchive() throws {
+        let root = try #require(TestEnvironment.fixtures)
+        #expect(Self.rows.count >= 59)
+        for row in Self.rows {
+            let path = root.appendingPathComponent(row.path).path
+            let printed = try trove("archive", "print", path)
+            let decoded = try trove("archive", "decode", "-f", "binary1", path)
+            if row.mustReject {
+                #expect(printed.status == 1, "\(row.path)")
+                #expect(printed.stderrText.split(separator: "\n").count == 1, "\(row.path): \(printed.stderrText)")
+                #expect(decoded.status == 1, "\(row.path)")
+            } else {
+                #expect(printed.status == 0, "\(row.path): \(printed.stderrText)")
+                #expect(!printed.stdout.isEmpty)
+                #expect(decoded.status == 0, "\(row.path): \(decoded.stderrText)")
+                #expect((try? Plist.read(decoded.stdout)) != nil, "\(row.path)")
+            }
+        }
     }
 }
