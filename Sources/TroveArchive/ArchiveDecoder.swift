@@ -38,7 +38,10 @@ public final class ArchiveDecoder {
     let acceptsTextScalars: Bool
 
     var states: [EntryState]
-    private var waiting: [Int: [() throws -> Void]] = [:]
+    /// Deferred decodes parked on an entry in progress, with the entry of the object that asked
+    /// (nil at the top level): if that object's `init(from:)` fails, its requests are dropped,
+    /// so no callback outlives the instance it would assign to.
+    private var waiting: [Int: [(owner: Int?, retry: () throws -> Void)]] = [:]
     /// The entry a plain decode found in progress, for ``decodeDeferred(_:forKey:assign:)``.
     private var lastBlocker: Int?
     /// The key path from the top-level key to the value being decoded.
@@ -142,12 +145,13 @@ public final class ArchiveDecoder {
                 assign(try T.decodeArchiveField(field, with: self))
             } catch let error as PlistError where error.code == .archiveCycle {
                 guard let blocker = lastBlocker, case .inProgress = states[blocker] else { throw error }
-                waiting[blocker, default: []].append { [unowned self] in
+                let retry: () throws -> Void = { [unowned self] in
                     let (outerPath, outerCurrent) = (self.path, self.current)
                     (self.path, self.current) = (savedPath, savedCurrent)
                     defer { (self.path, self.current) = (outerPath, outerCurrent) }
                     try attempt()
                 }
+                waiting[blocker, default: []].append((owner: savedCurrent?.uid, retry: retry))
             }
         }
         let outerPath = path
@@ -254,14 +258,24 @@ public final class ArchiveDecoder {
                     value = try build(index, record, fields)
                 } catch {
                     states[index] = .notStarted
+                    dropRequests(of: index)
                     throw error
                 }
                 states[index] = .done(value)
                 if let callbacks = waiting.removeValue(forKey: index) {
-                    for callback in callbacks { try callback() }
+                    for callback in callbacks { try callback.retry() }
                 }
                 return value
             }
+        }
+    }
+
+    /// Forgets the deferred decodes an object whose `init(from:)` failed had parked.
+    private func dropRequests(of owner: Int) {
+        guard !waiting.isEmpty else { return }
+        for (blocker, requests) in waiting {
+            let kept = requests.filter { $0.owner != owner }
+            if kept.count != requests.count { waiting[blocker] = kept.isEmpty ? nil : kept }
         }
     }
 

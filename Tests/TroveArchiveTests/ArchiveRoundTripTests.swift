@@ -179,3 +179,56 @@ struct NarrowSample: KeyedArchivable {
     init(from decoder: ArchiveDecoder) throws { _ = try decoder.decode(UInt8.self, forKey: "count") }
     func encode(to encoder: ArchiveEncoder) throws {}
 }
+
+/// Registers a deferred parent pointer, then decodes its owner eagerly: while the owner is still
+/// being decoded the eager decode fails, so this `init(from:)` throws after its request was
+/// parked; the decoder must drop that request rather than call it on a released instance.
+final class EagerChild: KeyedArchivable {
+    static let archiveClassName = "EagerChild"
+    weak var parent: EagerOwner?
+    var owner: EagerOwner?
+
+    init() {}
+
+    init(from decoder: ArchiveDecoder) throws {
+        try decoder.decodeDeferred(EagerOwner.self, forKey: "parent") { [unowned self] in self.parent = $0 }
+        owner = try decoder.decode(EagerOwner.self, forKey: "owner")
+    }
+
+    func encode(to encoder: ArchiveEncoder) throws {
+        try encoder.encode(parent, forKey: "parent")
+        try encoder.encode(owner, forKey: "owner")
+    }
+}
+
+final class EagerOwner: KeyedArchivable {
+    static let archiveClassName = "EagerOwner"
+    var children: [EagerChild] = []
+
+    init() {}
+
+    init(from decoder: ArchiveDecoder) throws {
+        try decoder.decodeDeferred([EagerChild].self, forKey: "children") { [unowned self] in self.children = $0 ?? [] }
+    }
+
+    func encode(to encoder: ArchiveEncoder) throws { try encoder.encode(children, forKey: "children") }
+}
+
+@Suite("Deferred decoding when an init fails")
+struct DeferredFailureTests {
+    @Test("a request parked by an init that then fails is dropped; the retried decode succeeds")
+    func droppedRequest() throws {
+        let owner = EagerOwner()
+        let child = EagerChild()
+        child.parent = owner
+        child.owner = owner
+        owner.children = [child]
+        let data = try KeyedArchiver().archive(owner)
+        child.owner = nil  // break the test's own cycle
+        let back = try KeyedUnarchiver(registry: ArchiveClassRegistry([EagerOwner.self, EagerChild.self])).decode(EagerOwner.self, from: data)
+        #expect(back.children.count == 1)
+        #expect(back.children[0].parent === back)
+        #expect(back.children[0].owner === back)
+        back.children[0].owner = nil
+    }
+}
