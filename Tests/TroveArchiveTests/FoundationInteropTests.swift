@@ -95,6 +95,35 @@ struct FoundationInteropTests {
         #expect(decoded[1].friend === decoded[0])
     }
 
+    /// Foundation on Linux archives a Swift `URL` that has a base as its absolute string with no
+    /// `NS.base` (the bridge to `NSURL` drops the base); Darwin keeps `NS.base`, as the corpus's
+    /// URLTest archive shows, and so does Trove. The table comparison uses a URL without a base.
+    @Test("NSUUID, NSURL, NSSet, NSDate, NSData, nil and numbers in place: Foundation's table, and each side reads the other's")
+    func valueClasses() throws {
+        let theirs = try NSKeyedArchiver.archivedData(withRootObject: FHolder(), requiringSecureCoding: false)
+        let ours = try KeyedArchiver().archive(Holder())
+        let theirObjects = try KeyedArchive(data: theirs).objects
+        let ourObjects = try KeyedArchive(data: ours).objects
+        #expect(ourObjects.count == theirObjects.count)
+        for (index, (mine, foundations)) in zip(ourObjects, theirObjects).enumerated() {
+            #expect(mine == foundations, "entry \(index) of $objects")
+        }
+        let decoded = try KeyedUnarchiver().decode(Holder.self, from: theirs)
+        #expect(decoded.id == Holder().id && decoded.link == Holder().link && decoded.numbers == [7])
+        #expect(decoded.when == Holder().when && decoded.bytes == Holder().bytes && decoded.nothing == nil)
+        #expect(decoded.count == 12 && decoded.ratio == 2.5 && decoded.flag)
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: ours)
+        unarchiver.requiresSecureCoding = false
+        #expect(unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) is FHolder)
+        let fields = try #require(KeyedUnarchiver().plainValue(of: KeyedArchive(data: ours)).dictionaryValue)
+        #expect(fields["link"] == "https://example.com/docs/index.html")
+        // With a base, ours keeps it, as Darwin does.
+        let based = URL(string: "docs/index.html", relativeTo: URL(string: "https://example.com/"))!
+        let basedArchive = try KeyedArchive(data: KeyedArchiver().archive(based))
+        #expect(basedArchive.objects.contains { $0["NS.relative"] != nil && $0["NS.base"] != .uid(0) })
+        #expect(try KeyedUnarchiver().decode(URL.self, from: basedArchive).baseURL?.absoluteString == "https://example.com/")
+    }
+
     @Test("Foundation archives a tree with parent pointers (a cycle); we decode it, with the cycle closed")
     func cycleFromFoundation() throws {
         let root = FNode("root", children: [FNode("a"), FNode("b", children: [FNode("b1")])])
