@@ -45,7 +45,7 @@ public final class ArchiveDecoder {
     /// The entry a plain decode found in progress, for ``decodeDeferred(_:forKey:assign:)``.
     private var lastBlocker: Int?
     /// The key path from the top-level key to the value being decoded.
-    private(set) var path: [PlistKeyPath.Component] = []
+    var path: [PlistKeyPath.Component] = []
     /// The object whose `init(from:)` is running.
     private var current: (uid: Int, record: ArchiveClassRecord, fields: PlistDictionary)?
     /// The fields of the object whose `init(from:)` is running.
