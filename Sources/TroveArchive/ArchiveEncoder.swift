@@ -27,8 +27,9 @@ public final class ArchiveEncoder {
     private var exactScalarIDs: [PlistValue: Int] = [:]
     /// Foundation value objects (dates, collections, UUIDs, URLs), by their encoded fields.
     private var valueObjectIDs: [ValueObjectKey: Int] = [:]
-    /// Class records by class name.
-    private var classIDs: [String: Int] = [:]
+    /// Class records already written. Keyed by the whole record, not the name: an archive read
+    /// back may hold two records of one name with different chains, and each is kept.
+    private var classIDs: [ArchiveClassRecord: Int] = [:]
     /// The fields of the objects being encoded, innermost last; the first is `$top`.
     private var contexts: [FieldContext] = [FieldContext()]
     /// Class names set for types by the archiver.
@@ -209,13 +210,13 @@ public final class ArchiveEncoder {
     }
 
     private func classReference(_ record: ArchiveClassRecord) -> Int {
-        if let known = classIDs[record.name] { return known }
+        if let known = classIDs[record] { return known }
         var entries: [(String, PlistValue)] = [("$classname", .string(record.name))]
         if record.recordsChain { entries.append(("$classes", .array(record.chain.map { .string($0) }))) }
         if !record.hints.isEmpty { entries.append(("$classhints", .array(record.hints.map { .string($0) }))) }
         let uid = objects.count
         objects.append(.dictionary(PlistDictionary(entries)))
-        classIDs[record.name] = uid
+        classIDs[record] = uid
         return uid
     }
 
