@@ -48,6 +48,12 @@ public final class ArchiveDecoder {
     var path: [PlistKeyPath.Component] = []
     /// The object whose `init(from:)` is running.
     private var current: (uid: Int, record: ArchiveClassRecord, fields: PlistDictionary)?
+    /// Which type decodes a class record when a given type is asked for.
+    struct ConcreteTypeKey: Hashable {
+        let slot: Int32
+        let asked: ObjectIdentifier
+    }
+    private var concreteTypes: [ConcreteTypeKey: any KeyedArchivable.Type] = [:]
     /// The fields of the object whose `init(from:)` is running.
     var currentFields: PlistDictionary? { current?.fields }
     /// Objects decoded without a Swift type (``ArchivedObject``), by entry.
@@ -91,7 +97,9 @@ public final class ArchiveDecoder {
     /// The value stored for `key` as it is in the archive (references as ``PlistValue/uid(_:)``),
     /// or nil.
     public func rawField(forKey key: String) -> PlistValue? {
-        current?.fields[ArchiveEncoder.escape(key)]
+        guard let fields = current?.fields else { return nil }
+        // Only a key starting with `$` is stored escaped; others are looked up as they are.
+        return key.utf8.first == UInt8(ascii: "$") ? fields["$" + key] : fields[key]
     }
 
     /// Decodes the value for `key`. A missing key, or one that holds `$null`, is
@@ -206,7 +214,7 @@ public final class ArchiveDecoder {
             throw error(.typeMismatch, "expected a reference to a \(T.archiveClassName) object, found \(field.kind)")
         }
         return try decodeEntry(reference, as: T.self) { index, record, fields in
-            let concrete = try self.concreteType(for: record, as: T.self, entry: index)
+            let concrete = try self.concreteType(for: record, slot: self.archive.classIndex[index], as: T.self, entry: index)
             let decoded = try self.runInit(concrete, entry: index, record: record, fields: fields)
             guard let typed = decoded as? T else {
                 throw self.error(.typeMismatch, "object \(index) of class \(record.name) decoded as \(concrete), not \(T.self)")
@@ -279,7 +287,19 @@ public final class ArchiveDecoder {
         }
     }
 
+    /// The type that decodes class record `slot` as a `T`, remembered per record and asked type,
+    /// so that the registry and the class chain are consulted once per class, not per object.
     private func concreteType<T: KeyedArchivable>(
+        for record: ArchiveClassRecord, slot: Int32, as type: T.Type, entry: Int
+    ) throws -> any KeyedArchivable.Type {
+        let key = ConcreteTypeKey(slot: slot, asked: ObjectIdentifier(T.self))
+        if let known = concreteTypes[key] { return known }
+        let found = try lookUpConcreteType(for: record, as: T.self, entry: entry)
+        concreteTypes[key] = found
+        return found
+    }
+
+    private func lookUpConcreteType<T: KeyedArchivable>(
         for record: ArchiveClassRecord, as type: T.Type, entry: Int
     ) throws -> any KeyedArchivable.Type {
         if let registered = registry.type(for: record), registered is T.Type { return registered }

@@ -32,9 +32,11 @@ public struct KeyedArchive: Sendable {
     /// The distinct class records the objects use.
     let classes: [ArchiveClassRecord]
 
-    /// Reads an archive from the bytes of a binary or XML property list.
-    public init(data: Data, limits: KeyedArchiveLimits = .default) throws(PlistError) {
-        let document = try Plist.read(data, options: PlistReadOptions(limits: limits.plist))
+    /// Reads an archive from the bytes of a binary or XML property list. With `keepsLayout` (the
+    /// default) the layout notes are kept for a byte-exact ``write()``; decoding alone does not
+    /// need them, and reads faster without.
+    public init(data: Data, limits: KeyedArchiveLimits = .default, keepsLayout: Bool = true) throws(PlistError) {
+        let document = try Plist.read(data, options: PlistReadOptions(limits: limits.plist, keepsLayout: keepsLayout))
         try self.init(document: document, limits: limits)
     }
 

@@ -127,7 +127,7 @@ public struct KeyedUnarchiver: Sendable {
 
     /// Decodes `$top[key]` of the archive in `data` as `T`.
     public func decode<T: ArchiveRepresentable>(_ type: T.Type, from data: Data, forKey key: String = "root") throws -> T {
-        try decode(type, from: try KeyedArchive(data: data, limits: limits), forKey: key)
+        try decode(type, from: try KeyedArchive(data: data, limits: limits, keepsLayout: false), forKey: key)
     }
 
     /// Decodes `$top[key]` of `archive` as `T`.
@@ -139,7 +139,7 @@ public struct KeyedUnarchiver: Sendable {
     /// `NSDictionary`'s keys). Failures are `DecodingError`s, with their coding path, wrapped in
     /// a ``PlistError`` whose key path is the same path.
     public func decodeCodable<T: Decodable>(_ type: T.Type, from data: Data, forKey key: String = "root") throws -> T {
-        let archive = try KeyedArchive(data: data, limits: limits)
+        let archive = try KeyedArchive(data: data, limits: limits, keepsLayout: false)
         guard let field = archive.topLevelValue(forKey: key) else {
             throw PlistError(.archiveMissingKey, keyPath: [.key(key)], "$top has no key \"\(key)\"")
         }
