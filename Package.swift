@@ -45,13 +45,14 @@ let package = Package(
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]
         ),
+        .target(name: "TroveArchive", dependencies: ["TroveCore"]),
         .target(
             name: "TroveStore",
             dependencies: ["TroveCore", "TroveFileIO", .product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "TrovePreferences",
             dependencies: ["TroveCore", "TroveFileIO", "TroveStore", .product(name: "SystemPackage", package: "swift-system")]),
-        .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO", "TroveStore", "TrovePreferences"]),
+        .target(name: "Trove", dependencies: ["TroveCore", "TroveFileIO", "TroveArchive", "TroveStore", "TrovePreferences"]),
         .target(name: "TroveTesting", dependencies: ["Trove"]),
         .target(
             name: "TroveSnapshotTesting",
@@ -76,6 +77,7 @@ let package = Package(
         .target(name: "TroveTestSupport", dependencies: ["TroveCore"], path: "Tests/TroveTestSupport"),
         .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTesting", "TroveTestSupport"]),
         .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTesting", "TroveTestSupport"]),
+        .testTarget(name: "TroveArchiveTests", dependencies: ["Trove", "TroveTestSupport"]),
         .testTarget(name: "TroveStoreTests", dependencies: ["Trove", "TroveTestSupport"]),
         .testTarget(name: "TroveTestingTests", dependencies: ["Trove", "TroveTesting", "TroveTestSupport"]),
         .testTarget(

@@ -11,7 +11,7 @@ let rootPackageIdentity = URL(fileURLWithPath: Context.packageDirectory)
 
 let trove: Target.Dependency = .product(name: "Trove", package: rootPackageIdentity)
 
-let fuzzTargetNames = ["FuzzBinary", "FuzzXML", "FuzzOpenStep", "FuzzJSON", "FuzzDetect", "FuzzRoundTrip"]
+let fuzzTargetNames = ["FuzzBinary", "FuzzXML", "FuzzOpenStep", "FuzzJSON", "FuzzDetect", "FuzzRoundTrip", "FuzzArchive"]
 
 let package = Package(
     name: "TroveFuzz",

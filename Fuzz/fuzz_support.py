@@ -20,6 +20,7 @@ TARGETS = {
     'json': ('FuzzJSON', {'json', 'openstep'}, ['json']),
     'detect': ('FuzzDetect', {'binary', 'xml', 'openstep', 'json'}, ['binary', 'xml', 'openstep', 'json']),
     'roundtrip': ('FuzzRoundTrip', {'binary', 'xml', 'openstep', 'json'}, ['binary', 'xml', 'openstep', 'json']),
+    'archive': ('FuzzArchive', {'binary', 'xml'}, ['archive', 'binary']),
 }
 
 

@@ -33,7 +33,7 @@ struct TroveCommand: ParsableCommand {
         subcommands: [
             LintCommand.self, ConvertCommand.self, PrintCommand.self, TypeCommand.self, ExtractCommand.self,
             InsertCommand.self, ReplaceCommand.self, RemoveCommand.self, CreateCommand.self,
-            DiffCommand.self, MergeCommand.self, RoundtripCommand.self, DefaultsCommand.self,
+            DiffCommand.self, MergeCommand.self, RoundtripCommand.self, DefaultsCommand.self, ArchiveCommand.self,
         ],
         defaultSubcommand: LintCommand.self
     )

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trove
+import TroveTestSupport
 
 /// The shared fixture corpus: files written by Apple software and by other plist projects, listed
 /// in `MANIFEST.tsv` with what a correct reader must do with each.
@@ -9,17 +10,15 @@ import Trove
 /// variable, or at `../shared/fixtures` beside the package root. When it is absent every corpus test
 /// is disabled with ``unavailableReason`` rather than failing.
 enum FixtureCorpus {
-    /// The corpus directory, or nil when no manifest was found.
-    static let root: URL? = locateRoot()
+    /// The corpus directory, or nil when no manifest was found (located by `FixtureLocation`,
+    /// which every test target shares).
+    static var root: URL? { FixtureLocation.root }
 
     /// True when the manifest was found and parsed.
     static var isAvailable: Bool { root != nil && !rows.isEmpty }
 
     /// Why corpus tests are disabled, naming the places that were searched.
-    static var unavailableReason: Comment {
-        let fromEnvironment = ProcessInfo.processInfo.environment["TROVE_FIXTURES"].map { "TROVE_FIXTURES=\($0) or " } ?? ""
-        return "fixture corpus not found at \(fromEnvironment)\(defaultRoot.path) (no MANIFEST.tsv); set TROVE_FIXTURES"
-    }
+    static var unavailableReason: Comment { Comment(rawValue: FixtureLocation.unavailableReason) }
 
     /// Every manifest row, in file order; empty when the corpus is absent.
     static var rows: [FixtureRow] { manifest.rows }
@@ -29,24 +28,8 @@ enum FixtureCorpus {
 
     private static let manifest: (rows: [FixtureRow], problems: [String]) = loadManifest()
 
-    /// `<package root>/../shared/fixtures`, the package root being three levels above this file.
-    static var defaultRoot: URL {
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // FixtureTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()  // package root
-            .deletingLastPathComponent()
-            .appendingPathComponent("shared/fixtures", isDirectory: true)
-    }
-
-    private static func locateRoot() -> URL? {
-        var candidates: [URL] = []
-        if let fromEnvironment = ProcessInfo.processInfo.environment["TROVE_FIXTURES"], !fromEnvironment.isEmpty {
-            candidates.append(URL(fileURLWithPath: fromEnvironment, isDirectory: true))
-        }
-        candidates.append(defaultRoot)
-        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("MANIFEST.tsv").path) }
-    }
+    /// `<package root>/../shared/fixtures`.
+    static var defaultRoot: URL { FixtureLocation.defaultRoot }
 
     private static func loadManifest() -> (rows: [FixtureRow], problems: [String]) {
         guard let root else { return ([], []) }

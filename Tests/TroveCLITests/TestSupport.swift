@@ -28,16 +28,8 @@ enum TestEnvironment {
 
     static func sample(_ name: String) -> String { samples.appendingPathComponent(name).path }
 
-    /// The fixture corpus: `$TROVE_FIXTURES`, or `../shared/fixtures` beside the package.
-    static let fixtures: URL? = {
-        let candidates = [
-            ProcessInfo.processInfo.environment["TROVE_FIXTURES"].map { URL(fileURLWithPath: $0) },
-            packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures"),
-        ]
-        return candidates.compactMap { $0 }.first {
-            FileManager.default.fileExists(atPath: $0.appendingPathComponent("MANIFEST.tsv").path)
-        }
-    }()
+    /// The fixture corpus, found by the locator every test target shares.
+    static let fixtures: URL? = FixtureLocation.root
 
     /// The toolchain's plutil: `$TROVE_PLUTIL`, the one next to `swift`, or the first on PATH.
     static let plutil: String? = {

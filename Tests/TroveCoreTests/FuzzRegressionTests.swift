@@ -43,7 +43,9 @@ struct FuzzRegressionTests {
     }()
 
     /// The fuzz targets, as `Fuzz/run` names them.
-    static let targets = ["binary", "xml", "openstep", "json", "detect", "roundtrip"]
+    /// (`archive` inputs are read and round-tripped here as property lists; their archive-level
+    /// checks run in TroveArchiveTests, which links the archive layer.)
+    static let targets = ["binary", "xml", "openstep", "json", "detect", "roundtrip", "archive"]
 
     @Test("The regression folder is found and holds only inputs of known fuzz targets")
     func folderIsFound() {

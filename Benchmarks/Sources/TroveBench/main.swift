@@ -19,6 +19,9 @@ let usage = """
                            only the lazy lookup benchmark: one key from generated ~10/100 MB binary plists
       --preferences [--quick]
                            only the preferences benchmark: Trove's Preferences against UserDefaults
+      --archive [--quick|--full] [--sizes 1000,10000,...]
+                           only the keyed-archive benchmark: archive and unarchive object graphs against
+                           Foundation's NSKeyedArchiver/NSKeyedUnarchiver
       --no-extra           skip the OpenStep, JSON and Codable cases (Trove and Foundation only)
       --scaling            print Trove's throughput against document size, nesting depth and
                            dictionary size, with libplist's beside it, instead of the
@@ -107,6 +110,7 @@ func machineDescription() -> String {
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == LazyLookupBenchmark.flag { exit(LazyLookupBenchmark.run(arguments: arguments.dropFirst())) }
 if arguments.first == PreferencesBenchmark.flag { exit(PreferencesBenchmark.run(arguments: arguments.dropFirst())) }
+if arguments.first == ArchiveBenchmark.flag { exit(ArchiveBenchmark.run(arguments: arguments.dropFirst())) }
 if arguments.first == MemoryProbe.childFlag {
     guard arguments.count >= 5 else { fail("probe child needs: corpus case operation engine") }
     let status = MemoryProbe.runChild(

@@ -1,0 +1,392 @@
+import Foundation
+import TroveCore
+
+/// Reads one object's keys while a ``KeyedUnarchiver`` decodes an archive; handed to
+/// ``KeyedArchivable/init(from:)``.
+///
+/// Every object is decoded at most once: a second reference to a finished object gets the same
+/// instance (or, for a value type, an equal copy). A reference to an object whose `init(from:)`
+/// is still running (a cycle) cannot be handed out by a plain ``decode(_:forKey:)``, which throws
+/// ``PlistError/Code/archiveCycle``; ``decodeDeferred(_:forKey:assign:)`` hands it out as soon as
+/// it is finished.
+///
+/// The decoder is valid only during the call it is handed to.
+public final class ArchiveDecoder {
+    /// What state an entry of `$objects` is in.
+    enum EntryState {
+        case notStarted
+        case inProgress
+        case done(Any)
+    }
+
+    /// What a reference leads to.
+    enum Resolved {
+        /// `$null`.
+        case null
+        /// A string, number, data (or any other plain value) stored in place in `$objects`.
+        case inline(PlistValue)
+        /// A keyed object: its entry, its class and its fields.
+        case object(Int, ArchiveClassRecord, PlistDictionary)
+    }
+
+    let archive: KeyedArchive
+    let registry: ArchiveClassRegistry
+    let allowedClasses: Set<String>?
+    let limits: KeyedArchiveLimits
+    /// Whether numbers, booleans and dates may arrive as strings (a keyed dictionary tree read
+    /// back from OpenStep text, where every scalar is a string) and data as base64 (from JSON).
+    let acceptsTextScalars: Bool
+
+    var states: [EntryState]
+    /// Deferred decodes parked on an entry in progress, with the entry of the object that asked
+    /// (nil at the top level): if that object's `init(from:)` fails, its requests are dropped,
+    /// so no callback outlives the instance it would assign to.
+    private var waiting: [Int: [(owner: Int?, retry: () throws -> Void)]] = [:]
+    /// The entry a plain decode found in progress, for ``decodeDeferred(_:forKey:assign:)``.
+    private var lastBlocker: Int?
+    /// The key path from the top-level key to the value being decoded.
+    var path: [PlistKeyPath.Component] = []
+    /// The object whose `init(from:)` is running.
+    private var current: (uid: Int, record: ArchiveClassRecord, fields: PlistDictionary)?
+    /// Which type decodes a class record when a given type is asked for.
+    struct ConcreteTypeKey: Hashable {
+        let slot: Int32
+        let asked: ObjectIdentifier
+    }
+    private var concreteTypes: [ConcreteTypeKey: any KeyedArchivable.Type] = [:]
+    /// The fields of the object whose `init(from:)` is running.
+    var currentFields: PlistDictionary? { current?.fields }
+    /// Objects decoded without a Swift type (``ArchivedObject``), by entry.
+    var genericObjects: [Int: ArchivedObject] = [:]
+
+    init(
+        archive: KeyedArchive, registry: ArchiveClassRegistry, allowedClasses: Set<String>?,
+        limits: KeyedArchiveLimits, acceptsTextScalars: Bool = false
+    ) {
+        self.archive = archive
+        self.registry = registry
+        self.allowedClasses = allowedClasses.map(ArchiveClassRegistry.expandingFoundationSubclasses)
+        self.limits = limits
+        self.acceptsTextScalars = acceptsTextScalars
+        self.states = Array(repeating: .notStarted, count: archive.objects.count)
+    }
+
+    // MARK: - Public API
+
+    /// `$classname` of the object being decoded.
+    public var className: String { current?.record.name ?? "" }
+
+    /// The class and its superclasses as the archive lists them (`$classes`).
+    public var classChain: [String] { current?.record.chain ?? [] }
+
+    /// The keys the archive holds for the object, unescaped, in the archive's order.
+    public var allKeys: [String] {
+        guard let current else { return [] }
+        return current.fields.keys.compactMap { key in
+            if key == "$class" { return nil }
+            if key.hasPrefix("$$") { return String(key.dropFirst()) }
+            return key.hasPrefix("$") ? nil : key
+        }
+    }
+
+    /// Whether the archive holds a value for `key` (`$null` counts as a value, as in Foundation).
+    public func containsValue(forKey key: String) -> Bool {
+        rawField(forKey: key) != nil
+    }
+
+    /// The value stored for `key` as it is in the archive (references as ``PlistValue/uid(_:)``),
+    /// or nil.
+    public func rawField(forKey key: String) -> PlistValue? {
+        guard let fields = current?.fields else { return nil }
+        // Only a key starting with `$` is stored escaped; others are looked up as they are.
+        return key.utf8.first == UInt8(ascii: "$") ? fields["$" + key] : fields[key]
+    }
+
+    /// Decodes the value for `key`. A missing key, or one that holds `$null`, is
+    /// ``PlistError/Code/archiveMissingKey``; a value of another type is
+    /// ``PlistError/Code/typeMismatch``; both name the class and the key path.
+    public func decode<T: ArchiveRepresentable>(_ type: T.Type, forKey key: String) throws -> T {
+        guard let field = rawField(forKey: key) else {
+            throw missingKey(key, T.self, detail: "is not in the archive")
+        }
+        if case .uid(0) = field { throw missingKey(key, T.self, detail: "holds $null") }
+        return try withPath(.key(key)) { try T.decodeArchiveField(field, with: self) }
+    }
+
+    /// Decodes the value for `key`, or nil when the key is missing or holds `$null`. A value of
+    /// another type is still an error.
+    public func decodeIfPresent<T: ArchiveRepresentable>(_ type: T.Type, forKey key: String) throws -> T? {
+        guard let field = rawField(forKey: key) else { return nil }
+        if case .uid(0) = field { return nil }
+        return try withPath(.key(key)) { try T.decodeArchiveField(field, with: self) }
+    }
+
+    /// Decodes a `Codable` value written by ``ArchiveEncoder/encodeCodable(_:forKey:className:)``,
+    /// or any archived object or Foundation collection whose keys match the type's coding keys.
+    /// Errors are `DecodingError`s with the coding path, wrapped in a ``PlistError``.
+    public func decodeCodable<T: Decodable>(_ type: T.Type, forKey key: String) throws -> T {
+        guard let field = rawField(forKey: key) else {
+            throw missingKey(key, T.self, detail: "is not in the archive")
+        }
+        return try withPath(.key(key)) { try decodeCodableField(T.self, field: field) }
+    }
+
+    /// Decodes the value for `key` and hands it to `assign` as soon as every object it needs is
+    /// finished: at once when nothing it refers to is still being decoded, otherwise right after
+    /// the `init(from:)` of the object that closes the cycle returns, before that object is
+    /// handed to anyone. A missing key or `$null` assigns nil.
+    ///
+    /// This is how cycles resolve: a child decodes its parent pointer with this call, and the
+    /// parent, whose `init(from:)` is still decoding its children, is assigned once it is done.
+    public func decodeDeferred<T: ArchiveRepresentable>(
+        _ type: T.Type, forKey key: String, assign: @escaping (T?) -> Void
+    ) throws {
+        guard let field = rawField(forKey: key), field != .uid(0) else {
+            assign(nil)
+            return
+        }
+        let savedPath = path + [.key(key)]
+        let savedCurrent = current
+        func attempt() throws {
+            do {
+                lastBlocker = nil
+                assign(try T.decodeArchiveField(field, with: self))
+            } catch let error as PlistError where error.code == .archiveCycle {
+                guard let blocker = lastBlocker, case .inProgress = states[blocker] else { throw error }
+                let retry: () throws -> Void = { [unowned self] in
+                    let (outerPath, outerCurrent) = (self.path, self.current)
+                    (self.path, self.current) = (savedPath, savedCurrent)
+                    defer { (self.path, self.current) = (outerPath, outerCurrent) }
+                    try attempt()
+                }
+                waiting[blocker, default: []].append((owner: savedCurrent?.uid, retry: retry))
+            }
+        }
+        let outerPath = path
+        path = savedPath
+        defer { path = outerPath }
+        try attempt()
+    }
+
+    // MARK: - Resolution
+
+    /// Follows a field to what it refers to; a field that is not a reference is returned as
+    /// `.inline` (numbers and booleans are stored in place).
+    func resolve(_ field: PlistValue) throws(PlistError) -> Resolved {
+        guard case .uid(let uid) = field else { return .inline(field) }
+        return try resolve(reference: uid)
+    }
+
+    func resolve(reference uid: UInt64) throws(PlistError) -> Resolved {
+        if uid == 0 { return .null }
+        guard uid < UInt64(archive.objects.count) else {
+            throw error(.archiveBadReference, "reference \(uid) is past the \(archive.objects.count) entries of $objects")
+        }
+        let index = Int(uid)
+        let classSlot = archive.classIndex[index]
+        guard classSlot >= 0 else {
+            let entry = archive.objects[index]
+            if case .dictionary = entry {
+                throw error(.archiveBadClass, "object \(index) is a dictionary without $class")
+            }
+            return .inline(entry)
+        }
+        let record = archive.classes[Int(classSlot)]
+        try checkAllowed(record)
+        guard case .dictionary(let fields) = archive.objects[index] else {
+            throw error(.archiveBadClass, "object \(index) is not a dictionary")
+        }
+        return .object(index, record, fields)
+    }
+
+    func checkAllowed(_ record: ArchiveClassRecord) throws(PlistError) {
+        guard let allowedClasses, !allowedClasses.contains(record.name) else { return }
+        throw error(
+            .archiveClassNotAllowed,
+            "class \(record.name) is not among the allowed classes (\(allowedClasses.sorted().joined(separator: ", ")))")
+    }
+
+    /// Decodes a keyed object as `T`, through the type the registry maps its class to when that
+    /// type is a `T`, or as `T` itself when its class chain names `T`'s class.
+    func decodeObject<T: KeyedArchivable>(_ type: T.Type, field: PlistValue) throws -> T {
+        if T.self == ArchivedObject.self, let generic = try genericObject(field: field) as? T { return generic }
+        guard case .uid(let reference) = field else {
+            throw error(.typeMismatch, "expected a reference to a \(T.archiveClassName) object, found \(field.kind)")
+        }
+        return try decodeEntry(reference, as: T.self) { index, record, fields in
+            let concrete = try self.concreteType(for: record, slot: self.archive.classIndex[index], as: T.self, entry: index)
+            let decoded = try self.runInit(concrete, entry: index, record: record, fields: fields)
+            guard let typed = decoded as? T else {
+                throw self.error(.typeMismatch, "object \(index) of class \(record.name) decoded as \(concrete), not \(T.self)")
+            }
+            return typed
+        }
+    }
+
+    /// Decodes entry `reference` once, caching the result: `build` runs for a keyed object not
+    /// decoded yet, with the entry marked in progress.
+    func decodeEntry<T>(
+        _ reference: UInt64, as type: T.Type,
+        inline: ((PlistValue) throws -> T)? = nil,
+        _ build: (Int, ArchiveClassRecord, PlistDictionary) throws -> T
+    ) throws -> T {
+        switch try resolve(reference: reference) {
+        case .null:
+            throw error(.archiveMissingKey, "expected \(Self.typeName(T.self)), found $null")
+        case .inline(let value):
+            guard let inline else {
+                throw error(.typeMismatch, "expected \(Self.typeName(T.self)), found \(Self.describe(value))")
+            }
+            return try inline(value)
+        case .object(let index, let record, let fields):
+            switch states[index] {
+            case .done(let value):
+                if let typed = value as? T { return typed }
+                // A value (not an instance) decoded before as another type is decoded again:
+                // Foundation shares equal arrays, so one entry may be `[String]` in one place
+                // and `[PlistValue]` in another.
+                guard !(Swift.type(of: value) is AnyClass) else {
+                    throw error(
+                        .typeMismatch,
+                        "object \(index) of class \(record.name) was decoded as \(Swift.type(of: value)), not \(Self.typeName(T.self))")
+                }
+                return try build(index, record, fields)
+            case .inProgress:
+                lastBlocker = index
+                throw error(
+                    .archiveCycle,
+                    "object \(index) of class \(record.name) refers back to itself through the objects it holds; decode this reference with decodeDeferred")
+            case .notStarted:
+                guard path.count < limits.maxDepth else {
+                    throw error(.depthLimit, "objects nest more than \(limits.maxDepth) deep (KeyedArchiveLimits.maxDepth)")
+                }
+                states[index] = .inProgress
+                let value: T
+                do {
+                    value = try build(index, record, fields)
+                } catch {
+                    states[index] = .notStarted
+                    dropRequests(of: index)
+                    throw error
+                }
+                states[index] = .done(value)
+                if let callbacks = waiting.removeValue(forKey: index) {
+                    for callback in callbacks { try callback.retry() }
+                }
+                return value
+            }
+        }
+    }
+
+    /// Forgets the deferred decodes an object whose `init(from:)` failed had parked.
+    private func dropRequests(of owner: Int) {
+        guard !waiting.isEmpty else { return }
+        for (blocker, requests) in waiting {
+            let kept = requests.filter { $0.owner != owner }
+            if kept.count != requests.count { waiting[blocker] = kept.isEmpty ? nil : kept }
+        }
+    }
+
+    /// The type that decodes class record `slot` as a `T`, remembered per record and asked type,
+    /// so that the registry and the class chain are consulted once per class, not per object.
+    private func concreteType<T: KeyedArchivable>(
+        for record: ArchiveClassRecord, slot: Int32, as type: T.Type, entry: Int
+    ) throws -> any KeyedArchivable.Type {
+        let key = ConcreteTypeKey(slot: slot, asked: ObjectIdentifier(T.self))
+        if let known = concreteTypes[key] { return known }
+        let found = try lookUpConcreteType(for: record, as: T.self, entry: entry)
+        concreteTypes[key] = found
+        return found
+    }
+
+    private func lookUpConcreteType<T: KeyedArchivable>(
+        for record: ArchiveClassRecord, as type: T.Type, entry: Int
+    ) throws -> any KeyedArchivable.Type {
+        if let registered = registry.type(for: record), registered is T.Type { return registered }
+        if record.chain.contains(T.archiveClassName) || registry.names(of: T.self).contains(where: record.chain.contains) {
+            return T.self
+        }
+        if let registered = registry.type(for: record) {
+            throw error(
+                .typeMismatch, "object \(entry) of class \(record.name) decodes as \(registered), not \(T.self)")
+        }
+        throw error(
+            .archiveUnknownClass,
+            "object \(entry) of class \(record.name) (\(record.chain.joined(separator: " < "))) is not a \(T.archiveClassName), and no registered type decodes it")
+    }
+
+    private func runInit(
+        _ type: any KeyedArchivable.Type, entry: Int, record: ArchiveClassRecord, fields: PlistDictionary
+    ) throws -> any KeyedArchivable {
+        let outer = current
+        current = (entry, record, fields)
+        defer { current = outer }
+        do {
+            return try type.init(from: self)
+        } catch let failure as PlistError {
+            throw failure
+        } catch {
+            var wrapped = self.error(.archiveObjectFailed, "\(record.name) (decoded as \(type)) failed: \(error)")
+            wrapped.underlyingError = error
+            throw wrapped
+        }
+    }
+
+    // MARK: - Helpers for conformances
+
+    /// What a field holds in place, following a reference to a value stored in place in
+    /// `$objects` (Foundation stores `NS.string` and `NS.data` either way); nil for `$null` or
+    /// a keyed object.
+    func plainField(_ field: PlistValue?) throws(PlistError) -> PlistValue? {
+        guard let field else { return nil }
+        guard case .uid(let reference) = field else { return field }
+        if case .inline(let value) = try resolve(reference: reference) { return value }
+        return nil
+    }
+
+    /// Runs `body` with `component` appended to the key path.
+    func withPath<R>(_ component: PlistKeyPath.Component, _ body: () throws -> R) throws -> R {
+        path.append(component)
+        defer { path.removeLast() }
+        return try body()
+    }
+
+    /// An error at the current key path.
+    func error(_ code: PlistError.Code, _ message: String) -> PlistError {
+        .archive(code, message, at: path)
+    }
+
+    func missingKey(_ key: String, _ type: Any.Type, detail: String) -> PlistError {
+        .archive(
+            .archiveMissingKey, "key \"\(key)\" of \(current?.record.name ?? "the archive") \(detail) (expected \(Self.typeName(type)))",
+            at: path + [.key(key)])
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        if let archivable = type as? any KeyedArchivable.Type { return archivable.archiveClassName }
+        return String(describing: type)
+    }
+
+    static func describe(_ value: PlistValue) -> String {
+        switch value {
+        case .string(let s): return "the string \"\(s.prefix(40))\""
+        case .integer(let i): return "the integer \(i)"
+        case .real(let r): return "the real \(r)"
+        case .bool(let b): return "the boolean \(b)"
+        default: return value.kind.rawValue
+        }
+    }
+
+    /// Runs top-level decoding of `$top[key]`.
+    func decodeTopLevel<T: ArchiveRepresentable>(_ type: T.Type, key: String) throws -> T {
+        guard let field = archive.topLevelValue(forKey: key) else {
+            throw PlistError(.archiveMissingKey, keyPath: [.key(key)], "$top has no key \"\(key)\"")
+        }
+        path = [.key(key)]
+        defer { path = [] }
+        if field == .uid(0) {
+            throw PlistError(.archiveMissingKey, keyPath: [.key(key)], "$top entry \"\(key)\" is $null")
+        }
+        return try T.decodeArchiveField(field, with: self)
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import TroveCore
+
+/// The class records Foundation writes for its value classes.
+enum FoundationClass {
+    static let array = ArchiveClassRecord(name: "NSArray", chain: ["NSArray", "NSObject"])
+    static let dictionary = ArchiveClassRecord(name: "NSDictionary", chain: ["NSDictionary", "NSObject"])
+    static let set = ArchiveClassRecord(name: "NSSet", chain: ["NSSet", "NSObject"])
+    static let date = ArchiveClassRecord(name: "NSDate", chain: ["NSDate", "NSObject"])
+    static let uuid = ArchiveClassRecord(name: "NSUUID", chain: ["NSUUID", "NSObject"])
+    static let url = ArchiveClassRecord(name: "NSURL", chain: ["NSURL", "NSObject"])
+    static let null = ArchiveClassRecord(name: "NSNull", chain: ["NSNull", "NSObject"])
+    static let value = ArchiveClassRecord(name: "NSValue", chain: ["NSValue", "NSObject"])
+
+    static let arrayLike: Set<String> = ["NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSCountedSet", "NSOrderedSet", "NSMutableOrderedSet"]
+    static let dictionaryLike: Set<String> = ["NSDictionary", "NSMutableDictionary"]
+    static let stringLike: Set<String> = ["NSString", "NSMutableString"]
+    static let dataLike: Set<String> = ["NSData", "NSMutableData"]
+}
+
+extension ArchiveRepresentable {
+    /// Writes the value as an entry of `$objects` (what a collection's element is) and returns
+    /// the entry: numbers and booleans, stored in place as fields, become `NSNumber` entries.
+    func encodeObjectReference(with encoder: ArchiveEncoder) throws -> Int {
+        let field = try encodeArchiveField(with: encoder)
+        if case .uid(let reference) = field { return Int(reference) }
+        return encoder.encodeScalar(field)
+    }
+}
+
+extension ArchiveDecoder {
+    /// Decodes a value of one of Foundation's classes: `inline` reads a value stored in place in
+    /// `$objects` (strings, numbers, data), `build` a keyed object whose class chain names one of
+    /// `classes`. Each entry is decoded once.
+    func decodeFoundation<T>(
+        _ field: PlistValue, as type: T.Type, classes: Set<String>, describing: String,
+        inline: ((PlistValue) throws -> T?)? = nil,
+        build: (ArchiveClassRecord, PlistDictionary) throws -> T
+    ) throws -> T {
+        guard case .uid(let reference) = field else {
+            if let inline, let value = try inline(field) { return value }
+            throw error(.typeMismatch, "expected \(describing), found \(Self.describe(field)) stored in place")
+        }
+        return try decodeEntry(
+            reference, as: T.self,
+            inline: { value in
+                if let inline, let decoded = try inline(value) { return decoded }
+                throw self.error(.typeMismatch, "expected \(describing), found \(Self.describe(value))")
+            },
+            { index, record, fields in
+                guard record.chain.contains(where: classes.contains) else {
+                    throw self.error(.typeMismatch, "expected \(describing), found object \(index) of class \(record.name)")
+                }
+                return try build(record, fields)
+            })
+    }
+
+    /// The references of a collection: `NS.objects`, or the legacy `NS.object.0`, `NS.object.1` ...
+    func collectionReferences(_ fields: PlistDictionary, key: String = "NS.objects", legacyPrefix: String = "NS.object.") throws -> [PlistValue] {
+        if let listed = fields[key] {
+            guard case .array(let references) = listed else {
+                throw error(.typeMismatch, "\(key) is \(listed.kind), not an array of references")
+            }
+            return references
+        }
+        var references: [PlistValue] = []
+        while let next = fields[legacyPrefix + String(references.count)] { references.append(next) }
+        return references
+    }
+
+    /// Decodes each reference as an element, with its index on the key path.
+    func decodeElements<T: ArchiveRepresentable>(_ references: [PlistValue], as type: T.Type) throws -> [T] {
+        var elements: [T] = []
+        elements.reserveCapacity(references.count)
+        for (index, reference) in references.enumerated() {
+            elements.append(try withPath(.index(index)) { try T.decodeArchiveField(reference, with: self) })
+        }
+        return elements
+    }
+
+    /// A field of a Foundation object that must be present.
+    func requiredField(_ fields: PlistDictionary, _ key: String, of className: String) throws -> PlistValue {
+        guard let value = fields[key] else {
+            throw error(.archiveMissingKey, "\(className) has no \(key)")
+        }
+        return value
+    }
+
+    /// Bytes from data, or from base64 text in a keyed dictionary tree read from JSON.
+    func bytes(_ value: PlistValue) -> Data? {
+        switch value {
+        case .data(let data): return data
+        case .string(let text) where acceptsTextScalars: return Data(base64Encoded: text)
+        default: return nil
+        }
+    }
+}
+
+extension String: ArchiveRepresentable {
+    public func encodeArchiveField(with encoder: ArchiveEncoder) throws -> PlistValue {
+        .uid(UInt64(encoder.encodeScalar(.string(self))))
+    }
+
+    public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> String {
+        try decoder.decodeFoundation(
+            field, as: String.self, classes: FoundationClass.stringLike, describing: "a string",
+            inline: { $0.stringValue }
+        ) { record, fields in
+            if case .string(let s)? = try decoder.plainField(fields["NS.string"]) { return s }
+            if let bytes = try decoder.plainField(fields["NS.bytes"]).flatMap(decoder.bytes), let s = String(data: bytes, encoding: .utf8) {
+                return s
+            }
+            throw decoder.error(.typeMismatch, "\(record.name) has neither an NS.string string nor UTF-8 NS.bytes")
+        }
+    }
+}
+
+extension Data: ArchiveRepresentable {
+    public func encodeArchiveField(with encoder: ArchiveEncoder) throws -> PlistValue {
+        .uid(UInt64(encoder.encodeScalar(.data(self))))
+    }
+
+    public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> Data {
+        try decoder.decodeFoundation(
+            field, as: Data.self, classes: FoundationClass.dataLike, describing: "data",
+            inline: { decoder.bytes($0) }
+        ) { record, fields in
+            guard let bytes = try decoder.plainField(fields["NS.data"]).flatMap(decoder.bytes) else {
+                throw decoder.error(.typeMismatch, "\(record.name) has no NS.data bytes")
+            }
+            return bytes
+        }
+    }
+}
+
+extension Date: ArchiveRepresentable {
+    public func encodeArchiveField(with encoder: ArchiveEncoder) throws -> PlistValue {
+        let uid = try encoder.encodeFoundationObject(FoundationClass.date) {
+            encoder.setField(.real(PlistReal(timeIntervalSinceReferenceDate)), forKey: "NS.time")
+        }
+        return .uid(UInt64(uid))
+    }
+
+    public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> Date {
+        try decoder.decodeFoundation(
+            field, as: Date.self, classes: ["NSDate"], describing: "a date",
+            inline: { $0.dateValue?.date }
+        ) { record, fields in
+            let time = try decoder.requiredField(fields, "NS.time", of: record.name)
+            let seconds = try decoder.withPath(.key("NS.time")) { try Double.decodeArchiveField(time, with: decoder) }
+            return Date(timeIntervalSinceReferenceDate: seconds)
+        }
+    }
+}
+
+extension UUID: ArchiveRepresentable {
+    public func encodeArchiveField(with encoder: ArchiveEncoder) throws -> PlistValue {
+        let bytes = withUnsafeBytes(of: uuid) { Data($0) }
+        let uid = try encoder.encodeFoundationObject(FoundationClass.uuid) {
+            encoder.setField(.data(bytes), forKey: "NS.uuidbytes")
+        }
+        return .uid(UInt64(uid))
+    }
+
+    public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> UUID {
+        try decoder.decodeFoundation(field, as: UUID.self, classes: ["NSUUID"], describing: "a UUID") { record, fields in
+            let stored = try decoder.requiredField(fields, "NS.uuidbytes", of: record.name)
+            let bytes = try decoder.withPath(.key("NS.uuidbytes")) { try Data.decodeArchiveField(stored, with: decoder) }
+            guard bytes.count == 16 else {
+                throw decoder.error(.typeMismatch, "\(record.name) has no 16-byte NS.uuidbytes")
+            }
+            var raw = UUID().uuid
+            withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: bytes) }
+            return UUID(uuid: raw)
+        }
+    }
+}
+
+extension URL: ArchiveRepresentable {
+    public func encodeArchiveField(with encoder: ArchiveEncoder) throws -> PlistValue {
+        let uid = try encoder.encodeFoundationObject(FoundationClass.url) {
+            try encoder.encode(baseURL, forKey: "NS.base")
+            try encoder.encode(relativeString, forKey: "NS.relative")
+        }
+        return .uid(UInt64(uid))
+    }
+
+    public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> URL {
+        try decoder.decodeFoundation(field, as: URL.self, classes: ["NSURL"], describing: "a URL") { record, fields in
+            var base: URL?
+            if let baseField = fields["NS.base"], baseField != .uid(0) {
+                base = try decoder.withPath(.key("NS.base")) { try URL.decodeArchiveField(baseField, with: decoder) }
+            }
+            let relativeField = try decoder.requiredField(fields, "NS.relative", of: record.name)
+            let relative = try decoder.withPath(.key("NS.relative")) { try String.decodeArchiveField(relativeField, with: decoder) }
+            guard let url = URL(string: relative, relativeTo: base) else {
+                throw decoder.error(.typeMismatch, "NS.relative \"\(relative.prefix(60))\" is not a URL")
+            }
+            return url
+        }
+    }
+}
+
+extension NSRange: ArchiveRepresentable {
+    /// Archived as Foundation archives `NSValue(range:)`: `NS.special` 4 and the location and
+    /// length as `NSNumber` references.
+    public func encodeArchiveField(with encoder: ArchiveEncoder) throws -> PlistValue {
+        let uid = try encoder.encodeFoundationObject(FoundationClass.value, shared: false) {
+            encoder.setField(.integer(4), forKey: "NS.special")
+            encoder.setField(.uid(UInt64(encoder.encodeScalar(.integer(PlistInteger(length))))), forKey: "NS.rangeval.length")
+            encoder.setField(.uid(UInt64(encoder.encodeScalar(.integer(PlistInteger(location))))), forKey: "NS.rangeval.location")
+        }
+        return .uid(UInt64(uid))
+    }
+
+    public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> NSRange {
+        try decoder.decodeFoundation(field, as: NSRange.self, classes: ["NSValue"], describing: "a range") { record, fields in
+            guard let special = fields["NS.special"], (try? Int.decodeArchiveField(special, with: decoder)) == 4 else {
+                throw decoder.error(.typeMismatch, "\(record.name) is not a range (NS.special is not 4)")
+            }
+            let location = try decoder.requiredField(fields, "NS.rangeval.location", of: record.name)
+            let length = try decoder.requiredField(fields, "NS.rangeval.length", of: record.name)
+            return NSRange(
+                location: try decoder.withPath(.key("NS.rangeval.location")) { try Int.decodeArchiveField(location, with: decoder) },
+                length: try decoder.withPath(.key("NS.rangeval.length")) { try Int.decodeArchiveField(length, with: decoder) })
+        }
+    }
+}
