@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "TroveArchive", dependencies: ["TroveCore"]),
         .target(
             name: "TroveStore",
-            dependencies: ["TroveCore", "TroveFileIO", .product(name: "SystemPackage", package: "swift-system")]),
+            dependencies: ["TroveCore", "TroveFileIO", "TroveArchive", .product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "TrovePreferences",
             dependencies: ["TroveCore", "TroveFileIO", "TroveStore", .product(name: "SystemPackage", package: "swift-system")]),

@@ -113,6 +113,15 @@ public final class PlistStore: @unchecked Sendable {
         }
     }
 
+    /// The type a save would use now: the given one, else the one detected from an existing
+    /// file (read now if it was not yet), else the one a new file gets.
+    func typeForSave() throws(PlistError) -> any PlistStoreType {
+        try locked { () throws(PlistError) -> any PlistStoreType in
+            if lastSnapshot == nil && !typeIsFixed { _ = try loadSnapshot() }
+            return resolvedType ?? typeForNewFile()
+        }
+    }
+
     /// Reads the kept snapshot and settles the type from it. Called with the lock held.
     private func loadSnapshot() throws(PlistError) -> StoreSnapshot? {
         let reader: any PlistStoreType

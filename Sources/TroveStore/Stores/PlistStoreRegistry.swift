@@ -4,8 +4,9 @@ import TroveCore
 /// The store types known by name and file extension, and the detection of a file's type from
 /// its content.
 ///
-/// The built-in types are registered from the start: `binary1`, `xml1`, `openstep`, `json`
-/// (``FormatStoreType``) and `memory` (``MemoryStoreType/shared``). A type registered later is
+/// The built-in types are registered from the start: `keyed-archive` (``KeyedArchiveStoreType``,
+/// asked first, since an archive is also a binary or XML property list), `binary1`, `xml1`,
+/// `openstep`, `json` (``FormatStoreType``) and `memory` (``MemoryStoreType/shared``). A type registered later is
 /// asked first when a file's content is detected and when an extension is looked up, so a third
 /// party's type can claim files the built-in ones would read, and registering a type under a
 /// taken name replaces the older one.
@@ -22,7 +23,10 @@ public final class PlistStoreRegistry: @unchecked Sendable {
 
     /// A registry holding only the built-in types.
     public init() {
-        types = [MemoryStoreType.shared, FormatStoreType.openStep, FormatStoreType.json, FormatStoreType.xml, FormatStoreType.binary]
+        types = [
+            MemoryStoreType.shared, FormatStoreType.openStep, FormatStoreType.json, FormatStoreType.xml,
+            FormatStoreType.binary, KeyedArchiveStoreType.binary,
+        ]
     }
 
     /// The registry stores use unless given another.
