@@ -6,8 +6,9 @@ import Trove
 /// (with and without `fsync` for Trove; `synchronize()` for Foundation), and a cold open (a domain
 /// of 200 keys this process has not read before, up to its first value).
 ///
-/// Both keep their files under one scratch directory: Trove's through `directory:`, Foundation's
-/// through `XDG_CONFIG_HOME`, set before Foundation first looks at it.
+/// Trove keeps its files in a scratch directory (`directory:`); Foundation keeps its own where it
+/// always does on Linux (`$XDG_CONFIG_HOME`, else `~/.config`, as the process started: setting
+/// the variable later does not move it), under names this run removes again.
 enum PreferencesBenchmark {
     static let flag = "--preferences"
 
@@ -18,8 +19,16 @@ enum PreferencesBenchmark {
         #endif
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trovebench-prefs-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        try? FileManager.default.createDirectory(atPath: scratch + "/xdg", withIntermediateDirectories: true)
-        setenv("XDG_CONFIG_HOME", scratch + "/xdg", 1)
+        let environment = ProcessInfo.processInfo.environment
+        let foundationDirectory = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() + "/.config"
+        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: foundationDirectory, withIntermediateDirectories: true)
+        let prefix = "trovebench.\(getpid())"
+        defer {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: foundationDirectory)) ?? [] where name.hasPrefix(prefix) {
+                try? FileManager.default.removeItem(atPath: foundationDirectory + "/" + name)
+            }
+        }
         print("TroveBench preferences, \(ISO8601DateFormatter().string(from: Date()))")
         print("machine: \(machineDescription())")
         print()
@@ -30,7 +39,7 @@ enum PreferencesBenchmark {
 
         // Cached read.
         let trove = Preferences(suiteName: "bench.read", directory: scratch, arguments: [])
-        let foundation = UserDefaults(suiteName: "bench.read")!
+        let foundation = UserDefaults(suiteName: "\(prefix).read")!
         for i in 0..<20 {
             trove.set(i, forKey: "key\(i)")
             foundation.set(i, forKey: "key\(i)")
@@ -44,7 +53,7 @@ enum PreferencesBenchmark {
         // Write + flush of a 20-key domain.
         let unflushed = Preferences(suiteName: "bench.write", directory: scratch, arguments: [])
         let flushed = Preferences(suiteName: "bench.write.sync", directory: scratch, arguments: [], durability: .flushed)
-        let foundationWrite = UserDefaults(suiteName: "bench.write")!
+        let foundationWrite = UserDefaults(suiteName: "\(prefix).write")!
         for i in 0..<20 {
             unflushed.set("value \(i)", forKey: "key\(i)")
             flushed.set("value \(i)", forKey: "key\(i)")
@@ -65,20 +74,29 @@ enum PreferencesBenchmark {
         rows.append(("write + flush, 20 keys (no fsync)", troveWrite, foundationWriteTime))
         rows.append(("write + flush, 20 keys (fsync)", troveWriteSynced, foundationWriteTime))
 
-        // Cold open: a 200-key domain file written once per open, under a name not read before.
+        // Cold open: a 200-key domain file this process has not opened before, each time (every
+        // round of the timing gets files of its own, so no cache from an earlier round helps).
         var template = PlistDictionary()
         for i in 0..<200 { template["key\(i)"] = .string("value number \(i)") }
         let bytes = (try? Plist.write(.dictionary(template), as: .binary)) ?? Data()
-        for i in 0..<opens {
+        for i in 0..<(opens * 5) {
             _ = FileManager.default.createFile(atPath: "\(scratch)/bench.cold\(i).plist", contents: bytes)
-            _ = FileManager.default.createFile(atPath: "\(scratch)/xdg/bench.cold.f\(i).plist", contents: bytes)
+            _ = FileManager.default.createFile(atPath: "\(foundationDirectory)/\(prefix).cold\(i).plist", contents: bytes)
         }
-        let troveCold = perOperation(opens) { i in
-            blackHole(Preferences(suiteName: "bench.cold\(i)", directory: scratch, arguments: []).string(forKey: "key7"))
+        var nextTrove = 0
+        let troveCold = perOperation(opens) { _ in
+            blackHole(Preferences(suiteName: "bench.cold\(nextTrove)", directory: scratch, arguments: []).string(forKey: "key7"))
+            nextTrove += 1
         }
-        let foundationCold = perOperation(opens) { i in
-            blackHole(UserDefaults(suiteName: "bench.cold.f\(i)")!.string(forKey: "key7"))
+        var nextFoundation = 0
+        var found = 0
+        let foundationCold = perOperation(opens) { _ in
+            let value = UserDefaults(suiteName: "\(prefix).cold\(nextFoundation)")!.string(forKey: "key7")
+            nextFoundation += 1
+            if value != nil { found += 1 }
+            blackHole(value)
         }
+        if found < opens * 5 { progress("warning: Foundation found \(found) of its \(opens * 5) cold-open files in \(foundationDirectory)") }
         rows.append(("cold open + first read, 200 keys", troveCold, foundationCold))
 
         print("operation                              Trove        UserDefaults  Trove speed-up")
