@@ -68,6 +68,7 @@ let package = Package(
         // Runnable samples (Samples/README.md); built with everything else, so CI builds them.
         .executableTarget(name: "sample-custom-store-type", dependencies: ["Trove"], path: "Samples/CustomStoreType"),
         .executableTarget(name: "sample-config-hot-reload", dependencies: ["Trove"], path: "Samples/ConfigHotReload"),
+        .executableTarget(name: "sample-object-graph", dependencies: ["Trove"], path: "Samples/ObjectGraph"),
         // A small test suite written with TroveTesting, as an app's would be; `swift test` runs it.
         .testTarget(
             name: "SampleFixtureTests", dependencies: ["Trove", "TroveTesting"], path: "Samples/FixtureTests",

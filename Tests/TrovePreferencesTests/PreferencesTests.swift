@@ -259,6 +259,11 @@ extension PreferencesTests {
         #expect(p[window] == Frame(x: 10, y: 20, width: 300, height: 200))
         p.set(["x": "not a number"], forKey: "WindowFrame")
         #expect(p[window] == Frame())
+        // Without a declared key.
+        try p.set(encoding: Frame(x: 1, y: 2, width: 3, height: 4), forKey: "Other")
+        #expect(try p.decode(Frame.self, forKey: "Other") == Frame(x: 1, y: 2, width: 3, height: 4))
+        #expect(try p.decode(Frame.self, forKey: "Missing") == nil)
+        #expect(throws: DecodingError.self) { try p.decode(Frame.self, forKey: "WindowFrame") }
     }
 }
 
