@@ -150,20 +150,7 @@ struct ArchiveGraphPrinter {
 
     static func scalar(_ value: PlistValue) -> String {
         switch value {
-        case .string(let s):
-            var quoted = "\""
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": quoted += "\\\""
-                case "\\": quoted += "\\\\"
-                case "\n": quoted += "\\n"
-                case "\t": quoted += "\\t"
-                case "\r": quoted += "\\r"
-                default:
-                    if scalar.value < 0x20 { quoted += String(format: "\\u{%X}", scalar.value) } else { quoted.unicodeScalars.append(scalar) }
-                }
-            }
-            return quoted + "\""
+        case .string(let s): return DisplayEscaping.quoted(s)
         case .integer(let i): return i.description
         case .real(let r): return r.value.description
         case .bool(let b): return b ? "true" : "false"

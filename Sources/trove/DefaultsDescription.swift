@@ -46,8 +46,8 @@ enum DefaultsDescription {
         case .integer(let integer): out += integer.description
         case .real(let real): out += realText(real.value)
         case .bool(let flag): out += flag ? "1" : "0"
-        case .date(let date): out += quoted(dateText(date.date))
-        case .data(let bytes): out += dataText(bytes)
+        case .date(let date): out += quoted(HumanReadableFormatter.describe(date))
+        case .data(let bytes): out += HumanReadableFormatter.describe(bytes)
         case .uid(let uid): out += "<CFKeyedArchiverUID>{value = \(uid)}"
         case .null: out += "<null>"
         }
@@ -59,21 +59,6 @@ enum DefaultsDescription {
         if value.isInfinite { return value < 0 ? "-inf" : "inf" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
-    }
-
-    private static func dateText(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss '+0000'"
-        return formatter.string(from: date)
-    }
-
-    /// CoreFoundation's description of data: every byte up to 24, else the first 16 and last 8.
-    private static func dataText(_ data: Data) -> String {
-        func hex<S: Sequence<UInt8>>(_ bytes: S) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-        let bytes = data.count <= 24 ? hex(data) : hex(data.prefix(16)) + " ... " + hex(data.suffix(8))
-        return "{length = \(data.count), bytes = 0x\(bytes)}"
     }
 
     /// The string as old-style text: bare when it is letters, digits and `_$./:-` only (and not
