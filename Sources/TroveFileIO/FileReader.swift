@@ -35,6 +35,18 @@ public enum FileReader {
         return Data(bytesNoCopy: buffer.base, count: buffer.count, deallocator: .free)
     }
 
+    /// Reads the whole file at `path`, or returns nil when there is no file there (`ENOENT`): for
+    /// callers to whom a missing file is an empty store or domain rather than a failure.
+    ///
+    /// - Throws: as ``read(_:maxBytes:)`` for every other failure.
+    public static func readIfPresent(_ path: String, maxBytes: Int = defaultMaxBytes) throws(PlistError) -> Data? {
+        do {
+            return try read(path, maxBytes: maxBytes)
+        } catch where error.errno == .noSuchFileOrDirectory {
+            return nil
+        }
+    }
+
     /// Reads everything that is left in `descriptor` (standard input, a pipe, an open file);
     /// `name` stands for it in errors. The descriptor stays open.
     public static func read(from descriptor: FileDescriptor, name: String, maxBytes: Int = defaultMaxBytes) throws(PlistError) -> Data {

@@ -167,31 +167,15 @@ public final class FileWatcher: AsyncSequence, @unchecked Sendable {
         }
     }
 
-    /// What the poller compares between two looks at the file.
-    private struct Identity: Equatable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var modified: Int64
-
-        init?(_ path: String) {
-            guard case .success(let info) = SystemCall.status(path) else { return nil }
-            device = UInt64(truncatingIfNeeded: info.st_dev)
-            inode = UInt64(truncatingIfNeeded: info.st_ino)
-            size = Int64(info.st_size)
-            modified = SystemCall.modificationNanoseconds(info)
-        }
-    }
-
     private static func startPolling(
         _ target: String, interval: Duration, signal: @escaping @Sendable () -> Void
     ) -> Task<Void, Never> {
-        let initial = Identity(target)
+        let initial = FileIdentity.of(target)
         return Task.detached {
             var last = initial
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                let now = Identity(target)
+                let now = FileIdentity.of(target)
                 if now != last {
                     last = now
                     signal()

@@ -97,7 +97,7 @@ final class PersistentDomain: @unchecked Sendable {
         identity = observed
         guard observed != nil else { return PlistDictionary() }
         do {
-            guard let bytes = try Self.contents(of: path) else {
+            guard let bytes = try FileReader.readIfPresent(path) else {
                 identity = nil
                 return PlistDictionary()
             }
@@ -171,9 +171,7 @@ final class PersistentDomain: @unchecked Sendable {
                 base = readBase(identity: observed, holdingFileLock: true)
                 Self.apply(pending, to: &base)
             }
-            let bytes = try Plist.write(.dictionary(base), as: .binary)
-            try StoreFilesWriter.write(bytes, to: path, durability: durability)
-            identity = FileIdentity.of(path)
+            try writeFile(base)
             hasRead = true
             pending = PlistDictionary()
             fileLock.unlock()
@@ -192,8 +190,7 @@ final class PersistentDomain: @unchecked Sendable {
             let base = readBase(identity: FileIdentity.of(path), holdingFileLock: true)
             defer { fileLock.unlock() }
             guard let result = try body(base) else { return replaceCache(with: base) }
-            try StoreFilesWriter.write(try Plist.write(.dictionary(result), as: .binary), to: path, durability: durability)
-            identity = FileIdentity.of(path)
+            try writeFile(result)
             return replaceCache(with: result)
         }
         notify(changes)
@@ -223,6 +220,14 @@ final class PersistentDomain: @unchecked Sendable {
     /// Whether the domain has a file.
     var exists: Bool { FileManager.default.fileExists(atPath: path) }
 
+    /// Replaces the domain file with `entries` (a new file is created 0600) and notes its new
+    /// identity. Called with both locks held.
+    private func writeFile(_ entries: PlistDictionary) throws(PlistError) {
+        let bytes = try Plist.write(.dictionary(entries), as: .binary)
+        try AtomicFile.write(bytes, to: path, permissions: .ownerReadWrite, durability: durability)
+        identity = FileIdentity.of(path)
+    }
+
     /// Whether changes are waiting to be written.
     var hasPendingChanges: Bool { lock.withLock { !pending.isEmpty } }
 
@@ -243,7 +248,7 @@ final class PersistentDomain: @unchecked Sendable {
         // flock is per open file: taking it again here while the caller holds it would wait forever.
         let fileLock = holdingFileLock ? nil : try Self.lockFile(of: path)
         defer { fileLock?.unlock() }
-        guard let bytes = try Self.contents(of: path) else { return nil }
+        guard let bytes = try FileReader.readIfPresent(path) else { return nil }
         if (try? Self.dictionary(from: bytes, path: path)) != nil { return nil }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -325,14 +330,6 @@ final class PersistentDomain: @unchecked Sendable {
 
     // MARK: Helpers
 
-    static func contents(of path: String) throws(PlistError) -> Data? {
-        do {
-            return try FileReader.read(path)
-        } catch where error.errno == .noSuchFileOrDirectory {
-            return nil
-        }
-    }
-
     /// Takes the domain's lock file (`<file>.lock`), creating the preferences directory first
     /// when it is missing.
     static func lockFile(of path: String) throws(PlistError) -> FileLock {
@@ -380,13 +377,6 @@ final class PersistentDomain: @unchecked Sendable {
 struct DomainChange: Sendable {
     var key: String
     var value: PlistValue?
-}
-
-/// The atomic writer with the permissions preferences want for a new file.
-enum StoreFilesWriter {
-    static func write(_ bytes: Data, to path: String, durability: AtomicFile.Durability) throws(PlistError) {
-        try AtomicFile.write(bytes, to: path, permissions: .ownerReadWrite, durability: durability)
-    }
 }
 
 extension PlistError.Code {

@@ -267,10 +267,3 @@ extension PreferencesTests {
     }
 }
 
-/// Values an observer collected, read after the fact.
-final class Collected<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [T] = []
-    func append(_ item: T) { lock.withLock { items.append(item) } }
-    var values: [T] { lock.withLock { items } }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Trove
+import TroveTestSupport
 
 /// Store types behind one protocol, the registry, detection on open, and saves that keep a file's
 /// format and layout.
@@ -255,7 +256,7 @@ struct PlistStoreCodableAndChangesTests {
         let store = PlistStore(path: path)
         try store.save(["version": 1])
         let stream = try store.changes(debounce: .milliseconds(50))
-        let seen = SeenChanges()
+        let seen = Collected<String>()
         let consumer = Task {
             for await change in stream {
                 switch change {
@@ -271,7 +272,7 @@ struct PlistStoreCodableAndChangesTests {
             let n = seen.count
             let deadline = ContinuousClock.now + .seconds(20)
             while seen.count == n, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-            return seen.count > n ? seen.item(n) : "timeout"
+            return seen.count > n ? seen.values[n] : "timeout"
         }
         // Another writer: an atomic save, a torn one, a good one again, then a deletion, each
         // after the change before it was seen.
@@ -289,13 +290,4 @@ struct PlistStoreCodableAndChangesTests {
         // The file was replaced by XML: the store follows its content.
         #expect(store.type.name == "xml1")
     }
-}
-
-/// Described changes a consumer task saw, read by the test.
-final class SeenChanges: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [String] = []
-    func append(_ item: String) { lock.withLock { items.append(item) } }
-    var count: Int { lock.withLock { items.count } }
-    func item(_ index: Int) -> String { lock.withLock { items[index] } }
 }

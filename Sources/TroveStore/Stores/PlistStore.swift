@@ -1,5 +1,6 @@
 import Foundation
 import TroveCore
+import TroveFileIO
 
 /// A value kept in a file (or in memory), in one line: load it, change it, save it, and never
 /// lose the file.
@@ -127,7 +128,7 @@ public final class PlistStore: @unchecked Sendable {
         let reader: any PlistStoreType
         if let resolvedType, typeIsFixed || resolvedType is MemoryStoreType {
             reader = resolvedType
-        } else if let bytes = try StoreFiles.contents(of: path, maxBytes: options.maxFileBytes) {
+        } else if let bytes = try FileReader.readIfPresent(path, maxBytes: options.maxFileBytes) {
             guard let detected = registry.type(recognizing: bytes) else {
                 throw PlistError(.unknownStoreType, "the content is not of any registered store type").inFile(path)
             }

@@ -58,7 +58,7 @@ public protocol PlistStoreType: Sendable {
 extension PlistStoreType {
     /// Reads the file at `path` whole and decodes it; nil when there is no file.
     public func read(at path: String, options: PlistStoreOptions) throws(PlistError) -> StoreSnapshot? {
-        guard let bytes = try StoreFiles.contents(of: path, maxBytes: options.maxFileBytes) else { return nil }
+        guard let bytes = try FileReader.readIfPresent(path, maxBytes: options.maxFileBytes) else { return nil }
         do {
             return try decode(bytes, options: options)
         } catch {
@@ -74,7 +74,7 @@ extension PlistStoreType {
         } catch {
             throw error.inFile(path)
         }
-        try StoreFiles.replace(path, with: bytes, options: options)
+        try AtomicFile.write(bytes, to: path, permissions: options.newFilePermissions, durability: options.durability)
     }
 }
 
