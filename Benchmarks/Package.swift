@@ -21,9 +21,15 @@ let package = Package(
             providers: [.apt(["libplist-dev"]), .brew(["libplist"])]
         ),
         .systemLibrary(name: "CSystemMemory"),
+        // What both executables generate: the seeded generator and the Codable model.
+        .target(
+            name: "BenchmarkModels",
+            dependencies: [.product(name: "Trove", package: rootPackageIdentity)]
+        ),
         .executableTarget(
             name: "TroveBench",
             dependencies: [
+                "BenchmarkModels",
                 .product(name: "Trove", package: rootPackageIdentity),
                 "CLibplist",
                 "CSystemMemory",
@@ -32,7 +38,7 @@ let package = Package(
         // One Trove operation on one file in a loop, for profilers; see its main.swift.
         .executableTarget(
             name: "TroveProfile",
-            dependencies: [.product(name: "Trove", package: rootPackageIdentity)]
+            dependencies: ["BenchmarkModels", .product(name: "Trove", package: rootPackageIdentity)]
         ),
     ],
     swiftLanguageModes: [.v6]

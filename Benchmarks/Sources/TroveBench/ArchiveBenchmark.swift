@@ -1,4 +1,5 @@
 import Foundation
+import BenchmarkModels
 import Trove
 
 /// `TroveBench --archive [--quick] [--sizes 1000,10000,...]`: archive and unarchive generated

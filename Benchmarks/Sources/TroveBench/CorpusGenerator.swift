@@ -1,4 +1,5 @@
 import Foundation
+import BenchmarkModels
 import Trove
 
 /// Builds the synthetic inputs. Every shape has its own fixed seed, so adding or resizing one

@@ -1,4 +1,5 @@
 import Foundation
+import BenchmarkModels
 
 // TroveBench: Trove against Foundation's PropertyListSerialization and libplist, in one process.
 // Usage is in Benchmarks/README.md and `--help`.
@@ -177,6 +178,16 @@ if let corpusOutput = options.corpusOutput {
     do {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for entry in entries { try entry.write(to: directory) }
+        // The Codable model's documents, as Foundation's encoder writes them, for TroveProfile's
+        // `codable-*` operations.
+        if options.selects("codable-2k") {
+            let export = RecordExport.generate(count: 2_000)
+            for format in DocumentFormat.allCases {
+                let encoder = PropertyListEncoder()
+                encoder.outputFormat = format == .binary ? .binary : .xml
+                try encoder.encode(export).write(to: Corpus.fileURL(directory: directory, name: "codable-2k", format: format))
+            }
+        }
         print("corpus written to \(directory.path)")
         exit(0)
     } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import BenchmarkModels
 import Trove
 
 // TroveProfile: runs one Trove operation on one file in a loop, with nothing else in the process,
@@ -13,6 +14,12 @@ import Trove
 // `encode-binary`, `encode-xml`, `encode-openstep`, `encode-json` (each writes the value decoded
 // from FILE without layout notes) or `roundtrip-layout` (writes FILE back following its notes).
 // The input is decoded once before the loop for the encoders, so their profile holds only writing.
+//
+// The `codable-*` operations take a document of the benchmark's Codable model (`RecordExport`, as
+// `TroveBench --write-corpus` writes `codable-2k.binary.plist` and `codable-2k.xml.plist`):
+// `codable-decode` (PlistDecoder), `codable-encode-binary` and `codable-encode-xml` (PlistEncoder),
+// and the same three with a `foundation-` prefix for PropertyListDecoder/PropertyListEncoder, so
+// that both sides of the Codable ratio can be counted by the same tool.
 
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count >= 2, let data = FileManager.default.contents(atPath: arguments[arguments.startIndex + 1]) else {
@@ -63,6 +70,21 @@ do {
     case "roundtrip-layout":
         let document = try Plist.read(data)
         for _ in 0..<repeats { produced &+= try Plist.write(document).count }
+    case "codable-decode":
+        let decoder = PlistDecoder()
+        for _ in 0..<repeats { produced &+= try decoder.decode(RecordExport.self, from: data).records.count }
+    case "foundation-codable-decode":
+        let decoder = PropertyListDecoder()
+        for _ in 0..<repeats { produced &+= try decoder.decode(RecordExport.self, from: data).records.count }
+    case "codable-encode-binary", "codable-encode-xml":
+        let model = try PlistDecoder().decode(RecordExport.self, from: data)
+        let encoder = PlistEncoder(outputFormat: operation.hasSuffix("xml") ? .xml : .binary)
+        for _ in 0..<repeats { produced &+= try encoder.encode(model).count }
+    case "foundation-codable-encode-binary", "foundation-codable-encode-xml":
+        let model = try PropertyListDecoder().decode(RecordExport.self, from: data)
+        let encoder = PropertyListEncoder()
+        encoder.outputFormat = operation.hasSuffix("xml") ? .xml : .binary
+        for _ in 0..<repeats { produced &+= try encoder.encode(model).count }
     default:
         FileHandle.standardError.write(Data("TroveProfile: unknown operation \(operation)\n".utf8))
         exit(2)
