@@ -20,6 +20,11 @@ public struct XMLPlistReader: Sendable {
     /// Bounds on nesting depth and value count.
     public var limits: PlistLimits
 
+    /// False to parse every document with libxml2, the reference, instead of first trying the
+    /// scanner for the subset of XML that property-list writers produce. For differential
+    /// testing: both paths give the same value for every document the scanner accepts.
+    @_spi(Testing) public var usesCommonSubsetScanner = true
+
     /// A reader with the given limits.
     public init(limits: PlistLimits = .default) { self.limits = limits }
 
@@ -47,6 +52,23 @@ public struct XMLPlistReader: Sendable {
     private func read(
         utf8 b: UnsafeBufferPointer<UInt8>, encoding: XMLTextEncoding, keepingLayout: Bool
     ) throws(PlistError) -> (value: PlistValue, layout: XMLLayout?) {
+        let session: XMLParseOutcome
+        if usesCommonSubsetScanner, let scanned = XMLCommonSubsetScanner.read(b, limits: limits) {
+            session = XMLParseOutcome(
+                result: scanned.value, layoutIsUnreliable: scanned.layoutIsUnreliable, hasRepeatedKeys: scanned.hasRepeatedKeys)
+        } else {
+            session = try parseWithLibXML2(b)
+        }
+        guard let value = session.result else {
+            throw PlistError(.badRoot, format: .xml, at: .lineColumn(line: 1, column: 1), "the document holds no property-list value")
+        }
+        guard keepingLayout, !session.layoutIsUnreliable else { return (value, nil) }
+        let layout = XMLLayoutScanner.scan(b, value: value, encoding: encoding, expectRepeatedKeys: session.hasRepeatedKeys)
+        return (value, layout)
+    }
+
+    /// The libxml2 path: the prescan's reconciliations with CF applied, then libxml2's parse.
+    private func parseWithLibXML2(_ b: UnsafeBufferPointer<UInt8>) throws(PlistError) -> XMLParseOutcome {
         let prescan = try XMLMarkupPrescan(b)
         let session: XMLParseOutcome
         if prescan.isEmpty {
@@ -55,12 +77,7 @@ public struct XMLPlistReader: Sendable {
             let rewritten = prescan.apply(to: b)
             session = try rewritten.withUnsafeBufferPointer { r throws(PlistError) in try parse(r) }
         }
-        guard let value = session.result else {
-            throw PlistError(.badRoot, format: .xml, at: .lineColumn(line: 1, column: 1), "the document holds no property-list value")
-        }
-        guard keepingLayout, !session.layoutIsUnreliable else { return (value, nil) }
-        let layout = XMLLayoutScanner.scan(b, value: value, encoding: encoding, expectRepeatedKeys: session.hasRepeatedKeys)
-        return (value, layout)
+        return session
     }
 
     /// What a finished parse leaves for the reader: the value and what the layout scanner needs.

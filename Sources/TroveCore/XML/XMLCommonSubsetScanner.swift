@@ -1,0 +1,471 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads the XML that property-list writers actually produce, without libxml2, and gives up on
+/// anything else.
+///
+/// Apple's writers, and nearly every other one, use a small part of XML: a declaration, a
+/// DOCTYPE without an internal subset, comments, the format's elements without attributes (but
+/// `<plist version="1.0">`), text with the five predefined entities and character references.
+/// For that subset this scanner builds the same value as the libxml2 path of
+/// ``XMLPlistReader`` at a fraction of the cost: libxml2's general machinery (SAX callbacks,
+/// attribute and namespace handling, its own buffers) was most of the time of reading a document.
+///
+/// It never reports an error. On anything outside the subset, or anything the libxml2 path
+/// would refuse or read in a CF-specific way (control characters, a CDATA section, an unknown
+/// entity, a limit reached, malformed markup), it returns nil and the reader parses the document
+/// again with libxml2, which then decides. So the subset only has to be recognised exactly, never
+/// diagnosed; the libxml2 path stays the reference, and the `xml` fuzz target checks that both give
+/// the same value for every document the scanner accepts.
+struct XMLCommonSubsetScanner: ~Copyable {
+    /// An open `<plist>`, `<array>` or `<dict>`. Scalars are read whole where they start, so they
+    /// never need a frame.
+    private struct Frame {
+        var kind: XMLElementKind
+        /// Where this container's finished children start on `values`, and a dictionary's keys
+        /// on `keys`; a dictionary holds one more key than values while a key waits for its value.
+        var valueBase: Int
+        var keyBase: Int
+    }
+
+    private let p: UnsafePointer<UInt8>
+    private let n: Int
+    private let limits: PlistLimits
+    private var i = 0
+    private var frames: [Frame] = []
+    private var values = PlistValueStack()
+    private var keys = MovingStack<String>()
+    private var dictionaries = PlistDictionaryAssembler()
+    private var meter: LimitMeter
+    private var containerDepth = 0
+    /// The text of a scalar with entity references, decoded.
+    private var decoded = ByteBuffer()
+    private var result: PlistValue?
+    private var layoutIsUnreliable = false
+    private var hasRepeatedKeys = false
+
+    /// What the scanner gives the reader: the same as a libxml2 parse of the document.
+    struct Outcome {
+        var value: PlistValue
+        var layoutIsUnreliable: Bool
+        var hasRepeatedKeys: Bool
+    }
+
+    /// The document `b` (UTF-8) read, or nil when the libxml2 path must read it.
+    static func read(_ b: UnsafeBufferPointer<UInt8>, limits: PlistLimits) -> Outcome? {
+        guard let base = b.baseAddress, b.count > 0 else { return nil }
+        var scanner = XMLCommonSubsetScanner(p: base, n: b.count, limits: limits)
+        guard scanner.skipProlog(), scanner.readRoot(), let value = scanner.result else { return nil }
+        return Outcome(value: value, layoutIsUnreliable: scanner.layoutIsUnreliable, hasRepeatedKeys: scanner.hasRepeatedKeys)
+    }
+
+    private init(p: UnsafePointer<UInt8>, n: Int, limits: PlistLimits) {
+        self.p = p
+        self.n = n
+        self.limits = limits
+        meter = LimitMeter(limits: limits)
+        frames.reserveCapacity(16)
+    }
+
+    // MARK: Markup outside the root
+
+    /// Skips the XML declaration (at the very start only), comments and a DOCTYPE without an
+    /// internal subset, leaving `i` on the `<` of the root element.
+    private mutating func skipProlog() -> Bool {
+        while true {
+            skipSpace()
+            guard i + 1 < n, p[i] == UInt8(ascii: "<") else { return false }
+            switch p[i + 1] {
+            case UInt8(ascii: "?"):
+                // libxml2 checks a declaration's grammar and its encoding's name: only the
+                // spellings writers use are taken here. Other processing instructions are rare
+                // enough to leave to libxml2 as well.
+                guard i == 0, let width = Self.declarations.firstMatch(p, n, at: i) else { return false }
+                i += width
+            case UInt8(ascii: "!"):
+                if matches("<!--", at: i) {
+                    guard skipComment() else { return false }
+                } else {
+                    guard let width = Self.doctypes.firstMatch(p, n, at: i) else { return false }
+                    i += width
+                }
+            default:
+                return true
+            }
+        }
+    }
+
+    /// The XML declarations the scanner takes, byte for byte.
+    private static let declarations = Spellings([
+        #"<?xml version="1.0" encoding="UTF-8"?>"#,
+        #"<?xml version="1.0" encoding="utf-8"?>"#,
+        #"<?xml version="1.0"?>"#,
+        #"<?xml version="1.0" encoding="UTF-8" standalone="no"?>"#,
+        #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#,
+    ])
+
+    /// The DOCTYPEs the scanner takes, byte for byte: Apple's, present and past.
+    private static let doctypes = Spellings([
+        #"<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">"#,
+        #"<!DOCTYPE plist PUBLIC "-//Apple Computer//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">"#,
+        #"<!DOCTYPE plist SYSTEM "file://localhost/System/Library/DTDs/PropertyList.dtd">"#,
+    ])
+
+    /// Fixed pieces of markup, matched byte for byte.
+    private struct Spellings {
+        let spellings: [[UInt8]]
+
+        init(_ strings: [String]) { spellings = strings.map { Array($0.utf8) } }
+
+        /// The width of the first spelling that stands at `k`, if any.
+        func firstMatch(_ p: UnsafePointer<UInt8>, _ n: Int, at k: Int) -> Int? {
+            for spelling in spellings where n - k >= spelling.count {
+                if spelling.indices.allSatisfy({ p[k + $0] == spelling[$0] }) { return spelling.count }
+            }
+            return nil
+        }
+    }
+
+    /// Skips the comment at `i`. Left to libxml2: comments holding `--` before their end (which
+    /// libxml2 reads differently from CF), controls, and bytes that are not UTF-8.
+    private mutating func skipComment() -> Bool {
+        guard let end = find("--", from: i + 4), end + 2 < n, p[end + 2] == UInt8(ascii: ">") else { return false }
+        let body = UnsafeBufferPointer(start: p + i + 4, count: end - i - 4)
+        var isASCII = true
+        for c in body {
+            if c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D { return false }
+            if c >= 0x80 { isASCII = false }
+        }
+        guard isASCII || UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer(body)) else { return false }
+        i = end + 3
+        return true
+    }
+
+    // MARK: Elements
+
+    /// Reads elements from the root's start tag to its end tag (CF reads nothing after it).
+    private mutating func readRoot() -> Bool {
+        while true {
+            guard p[i] == UInt8(ascii: "<"), i + 1 < n else { return false }
+            let next = p[i + 1]
+            if next == UInt8(ascii: "/") {
+                guard closeContainer() else { return false }
+            } else if next == UInt8(ascii: "!") {
+                guard !frames.isEmpty, matches("<!--", at: i), skipComment() else { return false }
+            } else {
+                guard openElement() else { return false }
+            }
+            if result != nil { return true }
+            // Only whitespace may stand between the elements of a container.
+            skipSpace()
+            guard i < n else { return false }
+        }
+    }
+
+    /// Reads the start tag at `i`; a scalar is read to its end tag, a container is opened.
+    private mutating func openElement() -> Bool {
+        var j = i + 1
+        while j < n, p[j] >= UInt8(ascii: "a"), p[j] <= UInt8(ascii: "z") { j += 1 }
+        guard j < n, let kind = Self.kind(p + i + 1, count: j - i - 1) else { return false }
+        var isEmpty = false
+        switch p[j] {
+        case UInt8(ascii: ">"):
+            i = j + 1
+        case UInt8(ascii: "/"):
+            guard j + 1 < n, p[j + 1] == UInt8(ascii: ">") else { return false }
+            isEmpty = true
+            i = j + 2
+        default:
+            // The one attribute writers put on an element; CF skips any others, which libxml2
+            // reads differently, so they are left to its path.
+            guard kind == .plist, matches(#" version="1.0">"#, at: j) else { return false }
+            i = j + 15
+        }
+
+        var isDictionaryKey = false
+        if let parent = frames.last {
+            switch parent.kind {
+            case .dict:
+                if !hasPendingKey(parent) {
+                    guard kind == .key else { return false }
+                    isDictionaryKey = true
+                } else if kind == .plist {
+                    layoutIsUnreliable = true
+                }
+            case .array:
+                if kind == .plist { layoutIsUnreliable = true }
+            default:
+                // A `<plist>` holds one value.
+                if values.count > parent.valueBase { return false }
+            }
+        }
+
+        switch kind {
+        case .array, .dict:
+            containerDepth += 1
+            guard containerDepth <= limits.maxDepth else { return false }
+            if isEmpty {
+                containerDepth -= 1
+                return deliver(kind == .array ? .array([]) : .dictionary(takeDictionary(keyBase: keys.count, valueBase: values.count)))
+            }
+            frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count))
+            return true
+        case .plist:
+            guard !isEmpty else { return false }
+            frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count))
+            return true
+        default:
+            return readScalar(kind, isEmpty: isEmpty, isDictionaryKey: isDictionaryKey)
+        }
+    }
+
+    /// Reads the end tag at `i`, which must close the innermost container.
+    private mutating func closeContainer() -> Bool {
+        guard let frame = frames.last else { return false }
+        let name = Self.name(of: frame.kind)
+        guard matches(name, at: i + 2), i + 2 + name.utf8CodeUnitCount < n,
+            p[i + 2 + name.utf8CodeUnitCount] == UInt8(ascii: ">")
+        else { return false }
+        i += 3 + name.utf8CodeUnitCount
+        frames.removeLast()
+        switch frame.kind {
+        case .plist:
+            guard values.count > frame.valueBase else { return false }
+            return deliver(values.popLast())
+        case .array:
+            containerDepth -= 1
+            return deliver(.array(values.popArray(from: frame.valueBase)))
+        default:
+            containerDepth -= 1
+            guard !hasPendingKey(frame) else { return false }
+            return deliver(XMLParseSession.dictionaryOrUID(takeDictionary(keyBase: frame.keyBase, valueBase: frame.valueBase)))
+        }
+    }
+
+    /// Reads a scalar's text and its end tag; `i` stands after its start tag.
+    private mutating func readScalar(_ kind: XMLElementKind, isEmpty: Bool, isDictionaryKey: Bool) -> Bool {
+        let start = i
+        var hasReferences = false
+        var isASCII = true
+        if !isEmpty {
+            while i < n {
+                let c = p[i]
+                if c == UInt8(ascii: "<") { break }
+                if c < 0x20 {
+                    // CF keeps a carriage return and other controls that XML would change or
+                    // refuse; the libxml2 path knows how.
+                    guard c == 0x09 || c == 0x0A else { return false }
+                } else if c >= 0x80 {
+                    isASCII = false
+                    // U+FFFE and U+FFFF, which XML forbids and CF keeps.
+                    if c == 0xEF, i + 2 < n, p[i + 1] == 0xBF, p[i + 2] >= 0xBE { return false }
+                } else if c == UInt8(ascii: "&") {
+                    hasReferences = true
+                } else if c == UInt8(ascii: "]") {
+                    if matches("]]>", at: i) { return false }
+                }
+                i += 1
+            }
+            let name = Self.name(of: kind)
+            guard i + 2 < n, p[i + 1] == UInt8(ascii: "/"), matches(name, at: i + 2),
+                i + 2 + name.utf8CodeUnitCount < n, p[i + 2 + name.utf8CodeUnitCount] == UInt8(ascii: ">")
+            else { return false }
+        }
+        let text = UnsafeBufferPointer(start: p + start, count: i - start)
+        guard text.count <= limits.maxDecodedBytes else { return false }
+        if !isEmpty { i += 3 + Self.name(of: kind).utf8CodeUnitCount }
+
+        let value: PlistValue
+        switch kind {
+        case .key, .string:
+            guard let string = makeString(text, hasReferences: hasReferences, isASCII: isASCII) else { return false }
+            if isDictionaryKey {
+                keys.push(string)
+                return true
+            }
+            value = .string(string)
+        case .true, .false:
+            guard text.isEmpty else { return false }
+            value = .bool(kind == .true)
+        default:
+            guard !hasReferences, isASCII else { return false }
+            do throws(XMLScalarSyntax.Failure) {
+                switch kind {
+                case .integer: value = .integer(try XMLScalarSyntax.parseInteger(text))
+                case .real: value = .real(PlistReal(try XMLScalarSyntax.parseReal(text)))
+                case .date: value = .date(try XMLScalarSyntax.parseDate(text))
+                default: value = .data(Data(try XMLScalarSyntax.decodeBase64(text)))
+                }
+            } catch {
+                return false
+            }
+        }
+        return deliver(value)
+    }
+
+    // MARK: Values
+
+    /// Places a finished value in its container, or makes it the result.
+    private mutating func deliver(_ value: PlistValue) -> Bool {
+        var bytes = 0
+        if let top = frames.last, top.kind == .dict, hasPendingKey(top) { bytes = keys[keys.count - 1].utf8.count }
+        switch value {
+        case .string(let s): bytes += s.utf8.count
+        case .data(let d): bytes += d.count
+        default: break
+        }
+        guard meter.countValue() == nil, bytes == 0 || meter.countBytes(bytes) == nil else { return false }
+        if frames.isEmpty {
+            result = value
+        } else {
+            values.push(value)
+        }
+        return true
+    }
+
+    private func hasPendingKey(_ frame: Frame) -> Bool {
+        keys.count - frame.keyBase > values.count - frame.valueBase
+    }
+
+    /// The dictionary whose keys and values start at the bases, removed from the stacks. A
+    /// repeated key keeps its first position and takes the last value, as in CF's XML reader.
+    private mutating func takeDictionary(keyBase: Int, valueBase: Int) -> PlistDictionary {
+        let (dictionary, repeated) = dictionaries.assemble(
+            keys: keys.popArray(from: keyBase), values: values.popArray(from: valueBase), keeping: .lastValue)
+        if repeated { hasRepeatedKeys = true }
+        return dictionary
+    }
+
+    /// The string a `<string>` or `<key>` holds, or nil when it is not valid UTF-8 or uses a
+    /// reference this scanner leaves to libxml2.
+    private mutating func makeString(_ text: UnsafeBufferPointer<UInt8>, hasReferences: Bool, isASCII: Bool) -> String? {
+        guard hasReferences else {
+            if isASCII { return String(provenUTF8: text, isASCII: true) }
+            return UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer(text)) ? String(provenUTF8: text, isASCII: false) : nil
+        }
+        decoded.removeAll()
+        var k = 0
+        while k < text.count {
+            let c = text[k]
+            guard c == UInt8(ascii: "&") else {
+                decoded.append(c)
+                k += 1
+                continue
+            }
+            guard let (character, width) = Self.reference(text, at: k) else { return nil }
+            decoded.appendUTF8(codePoint: character)
+            k += width
+        }
+        return decoded.withUnsafeBufferPointer { UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer($0)) ? String(provenUTF8: $0, isASCII: false) : nil }
+    }
+
+    /// The character the reference at `k` stands for and the reference's width, for the five
+    /// predefined entities and character references to characters XML allows.
+    private static func reference(_ t: UnsafeBufferPointer<UInt8>, at k: Int) -> (UInt32, Int)? {
+        func at(_ s: StaticString) -> Bool {
+            let m = s.utf8CodeUnitCount
+            guard t.count - k >= m else { return false }
+            for j in 0..<m where t[k + j] != s.utf8Start[j] { return false }
+            return true
+        }
+        if at("&lt;") { return (0x3C, 4) }
+        if at("&gt;") { return (0x3E, 4) }
+        if at("&amp;") { return (0x26, 5) }
+        if at("&quot;") { return (0x22, 6) }
+        if at("&apos;") { return (0x27, 6) }
+        guard at("&#") else { return nil }
+        var j = k + 2
+        let hex = j < t.count && t[j] == UInt8(ascii: "x")
+        if hex { j += 1 }
+        let digitsStart = j
+        var code: UInt32 = 0
+        while j < t.count, j - digitsStart < 8 {
+            let c = t[j]
+            let digit: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where hex: digit = UInt32(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F") where hex: digit = UInt32(c - UInt8(ascii: "A") + 10)
+            default: digit = 0xFF
+            }
+            if digit == 0xFF { break }
+            code = code * (hex ? 16 : 10) + digit
+            j += 1
+        }
+        guard j > digitsStart, j < t.count, t[j] == UInt8(ascii: ";") else { return nil }
+        // The characters XML 1.0 allows; the others are CF's leniency, left to libxml2's path.
+        let allowed = code == 0x09 || code == 0x0A || code == 0x0D || (0x20...0xD7FF).contains(code)
+            || (0xE000...0xFFFD).contains(code) || (0x10000...0x10FFFF).contains(code)
+        return allowed ? (code, j + 1 - k) : nil
+    }
+
+    // MARK: Bytes
+
+    private mutating func skipSpace() {
+        while i < n, XMLScalarSyntax.isASCIISpace(p[i]) { i += 1 }
+    }
+
+    private func matches(_ s: StaticString, at k: Int) -> Bool {
+        let m = s.utf8CodeUnitCount
+        guard n - k >= m else { return false }
+        for j in 0..<m where p[k + j] != s.utf8Start[j] { return false }
+        return true
+    }
+
+    /// The first position of `s` at or after `from` and before `before` (default: the end).
+    private func find(_ s: StaticString, from: Int, before: Int? = nil) -> Int? {
+        let end = before ?? n
+        let first = s.utf8Start[0]
+        var k = from
+        while k < end {
+            if p[k] == first, matches(s, at: k) { return k }
+            k += 1
+        }
+        return nil
+    }
+
+    private static func kind(_ name: UnsafePointer<UInt8>, count: Int) -> XMLElementKind? {
+        func equals(_ s: StaticString) -> Bool {
+            guard count == s.utf8CodeUnitCount else { return false }
+            for k in 0..<count where name[k] != s.utf8Start[k] { return false }
+            return true
+        }
+        switch count {
+        case 3: return equals("key") ? .key : nil
+        case 4:
+            if equals("dict") { return .dict }
+            if equals("real") { return .real }
+            if equals("date") { return .date }
+            if equals("data") { return .data }
+            if equals("true") { return .true }
+            return nil
+        case 5:
+            if equals("array") { return .array }
+            if equals("plist") { return .plist }
+            if equals("false") { return .false }
+            return nil
+        case 6: return equals("string") ? .string : nil
+        case 7: return equals("integer") ? .integer : nil
+        default: return nil
+        }
+    }
+
+    private static func name(of kind: XMLElementKind) -> StaticString {
+        switch kind {
+        case .plist: "plist"
+        case .array: "array"
+        case .dict: "dict"
+        case .key: "key"
+        case .string: "string"
+        case .integer: "integer"
+        case .real: "real"
+        case .date: "date"
+        case .data: "data"
+        case .true: "true"
+        case .false: "false"
+        }
+    }
+}
