@@ -84,7 +84,40 @@ final class DecodingContext: Decoder {
     /// through a single-value container; anything else runs its `init(from:)` on this decoder.
     func unwrap<T: Decodable>(_ value: PlistValue, as type: T.Type, parent: CodingPathNode?, step: CodingPathStep?) throws -> T {
         if let scalar = try unwrapScalar(value, as: type, parent: parent, step: step) { return scalar }
+        if let array = arrayType(T.self), case .array(let elements) = value {
+            return try array.decode(elements, as: T.self, from: self, path: CodingPathNode.appending(parent, step))
+        }
         return try with(value, node: CodingPathNode.appending(parent, step)) { try T(from: self) }
+    }
+
+    /// The elements of a `[Element]` at `path`: what the array's own `init(from:)` gets through
+    /// an unkeyed container (the same values, errors and paths), without the container and the
+    /// dynamic dispatch per element. Anything but an array goes through `init(from:)`, for its
+    /// errors.
+    func decodeElements<Element: Decodable>(_ elements: [PlistValue], as type: Element.Type, path: CodingPathNode?) throws -> [Element] {
+        var result: [Element] = []
+        result.reserveCapacity(elements.count)
+        // An index loop: `enumerated()` over elements of a type only known at run time looks up
+        // the metadata of its sequence, iterator and tuple types at every call.
+        var index = 0
+        while index < elements.count {
+            result.append(try unwrap(elements[index], as: Element.self, parent: path, step: .index(index)))
+            index += 1
+        }
+        return result
+    }
+
+    /// What the first types met are: an array the decoder fills itself, or nil. The dynamic cast
+    /// then runs once per type rather than once per value.
+    @exclusivity(unchecked) private var arrayTypes: [(type: ObjectIdentifier, array: (any DecodedArray.Type)?)] = []
+
+    @inline(__always)
+    private func arrayType<T>(_ type: T.Type) -> (any DecodedArray.Type)? {
+        let id = ObjectIdentifier(type)
+        for known in arrayTypes where known.type == id { return known.array }
+        let array = type as? any DecodedArray.Type
+        if arrayTypes.count < 16 { arrayTypes.append((id, array)) }
+        return array
     }
 
     @inline(__always)
@@ -228,6 +261,20 @@ final class DecodingContext: Decoder {
         case .uid: return "a uid"
         case .null: return "a null value"
         }
+    }
+}
+
+/// `[Element]`, which the decoder fills without an unkeyed container (see
+/// ``DecodingContext/decodeElements(_:as:path:)``).
+protocol DecodedArray {
+    /// Decodes a `T`, which is `Self`: the caller found it to be by its type.
+    static func decode<T>(_ elements: [PlistValue], as type: T.Type, from context: DecodingContext, path: CodingPathNode?) throws -> T
+}
+
+extension Array: DecodedArray where Element: Decodable {
+    static func decode<T>(_ elements: [PlistValue], as type: T.Type, from context: DecodingContext, path: CodingPathNode?) throws -> T {
+        let decoded: Self = try context.decodeElements(elements, as: Element.self, path: path)
+        return unsafeBitCast(decoded, to: T.self)
     }
 }
 

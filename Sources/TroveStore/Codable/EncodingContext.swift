@@ -132,8 +132,8 @@ final class EncodingContext: Encoder {
     /// the order of encoding).
     func wrapGeneric<T: Encodable>(_ value: T, parent: CodingPathNode?, step: CodingPathStep?) throws -> EncodedNode? {
         if let scalar = Self.scalar(value) { return scalar }
-        if mayBeStringKeyed(T.self), let dictionary = value as? any StringKeyedEncodable {
-            return try dictionary.encodeSortedEntries(into: self, path: CodingPathNode.appending(parent, step))
+        if let collection = collectionType(T.self) {
+            return try collection.encode(value, into: self, path: CodingPathNode.appending(parent, step))
         }
         let depth = storage.count
         let savedNode = node
@@ -149,17 +149,18 @@ final class EncodingContext: Encoder {
         return storage.removeLast()
     }
 
-    /// Types seen not to be `[String: T]`, so that the dynamic cast, which costs more than the
-    /// rest of a small value's encoding, runs once per type rather than once per value.
-    @exclusivity(unchecked) private var notStringKeyed: [ObjectIdentifier] = []
+    /// What the first types met are: a collection the encoder writes itself, or nil. The
+    /// dynamic cast, which costs more than the rest of a small value's encoding, then runs once
+    /// per type rather than once per value.
+    @exclusivity(unchecked) private var collectionTypes: [(type: ObjectIdentifier, collection: (any EncodedCollection.Type)?)] = []
 
     @inline(__always)
-    private func mayBeStringKeyed<T>(_ type: T.Type) -> Bool {
+    private func collectionType<T>(_ type: T.Type) -> (any EncodedCollection.Type)? {
         let id = ObjectIdentifier(type)
-        if notStringKeyed.contains(id) { return false }
-        if type is any StringKeyedEncodable.Type { return true }
-        if notStringKeyed.count < 16 { notStringKeyed.append(id) }
-        return false
+        for known in collectionTypes where known.type == id { return known.collection }
+        let collection = type as? any EncodedCollection.Type
+        if collectionTypes.count < 16 { collectionTypes.append((id, collection)) }
+        return collection
     }
 
     /// The node of a value whose type the encoder spells itself, or nil.
@@ -201,16 +202,55 @@ final class EncodingContext: Encoder {
         }
         return .dictionary(EncodedDictionary(domain: domain, distinctKeys: keys, values: values))
     }
+
+    /// The elements of a `[T]`, in an array pushed for the duration as
+    /// ``encodeEntries(_:path:)`` does: the same nodes and paths as the array's own
+    /// `encode(to:)` through an unkeyed container gives, without the container and the dynamic
+    /// dispatch per element, and with the array's size known up front.
+    func encodeElements<Element: Encodable>(_ elements: [Element], path: CodingPathNode?) throws -> EncodedNode {
+        let depth = storage.count
+        let array = EncodedArray(domain: domain)
+        storage.append(.array(array))
+        defer { storage.removeSubrange(depth...) }
+        let savedNode = node
+        node = path
+        defer { node = savedNode }
+        var nodes: [EncodedNode] = []
+        nodes.reserveCapacity(elements.count)
+        // An index loop: `enumerated()` over an array of a type only known at run time looks up
+        // the metadata of its sequence, iterator and tuple types at every call.
+        var index = 0
+        while index < elements.count {
+            let element = elements[index]
+            defer { index += 1 }
+            if let scalar = Self.scalar(element) {
+                nodes.append(scalar)
+            } else {
+                nodes.append(try wrap(element, parent: path, step: .index(index)))
+            }
+        }
+        array.elements = nodes
+        return .array(array)
+    }
 }
 
-/// `[String: T]`, which the encoder writes with sorted keys (see ``EncodingContext/wrapGeneric(_:parent:step:)``).
-protocol StringKeyedEncodable {
-    func encodeSortedEntries(into context: EncodingContext, path: CodingPathNode?) throws -> EncodedNode
+/// The collections the encoder writes itself: `[String: T]`, with its keys sorted (see
+/// ``EncodingContext/wrapGeneric(_:parent:step:)``), and `[T]`, without an unkeyed container
+/// (see ``EncodingContext/encodeElements(_:path:)``).
+protocol EncodedCollection {
+    /// Encodes `value`, which is of type `Self`: the caller found `T` to be `Self` by its type.
+    static func encode<T>(_ value: T, into context: EncodingContext, path: CodingPathNode?) throws -> EncodedNode
 }
 
-extension Dictionary: StringKeyedEncodable where Key == String, Value: Encodable {
-    func encodeSortedEntries(into context: EncodingContext, path: CodingPathNode?) throws -> EncodedNode {
-        try context.encodeEntries(self, path: path)
+extension Array: EncodedCollection where Element: Encodable {
+    static func encode<T>(_ value: T, into context: EncodingContext, path: CodingPathNode?) throws -> EncodedNode {
+        try context.encodeElements(unsafeBitCast(value, to: Self.self), path: path)
+    }
+}
+
+extension Dictionary: EncodedCollection where Key == String, Value: Encodable {
+    static func encode<T>(_ value: T, into context: EncodingContext, path: CodingPathNode?) throws -> EncodedNode {
+        try context.encodeEntries(unsafeBitCast(value, to: Self.self), path: path)
     }
 }
 

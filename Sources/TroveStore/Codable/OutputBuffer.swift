@@ -47,13 +47,36 @@ struct OutputBuffer: ~Copyable {
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        reserve(bytes.count)
-        (base + count).update(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-        count += bytes.count
+        append(source, count: bytes.count)
     }
 
+    /// Tags, keys and numbers are a few bytes long, and a call to `memcpy` for each cost more
+    /// than the copy: up to 16 bytes are moved with two overlapping loads and stores instead.
+    @inline(__always)
+    private mutating func append(_ source: UnsafeRawPointer, count n: Int) {
+        reserve(n)
+        let destination = UnsafeMutableRawPointer(base + count)
+        if n >= 8 && n <= 16 {
+            let head = source.loadUnaligned(as: UInt64.self)
+            let tail = source.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            destination.storeBytes(of: head, as: UInt64.self)
+            destination.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
+        } else if n >= 4 && n < 8 {
+            let head = source.loadUnaligned(as: UInt32.self)
+            let tail = source.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+            destination.storeBytes(of: head, as: UInt32.self)
+            destination.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
+        } else if n < 4 {
+            for k in 0..<n { destination.storeBytes(of: source.load(fromByteOffset: k, as: UInt8.self), toByteOffset: k, as: UInt8.self) }
+        } else {
+            destination.copyMemory(from: source, byteCount: n)
+        }
+        count += n
+    }
+
+    @inline(__always)
     mutating func append(_ text: StaticString) {
-        text.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
+        append(UnsafeRawPointer(text.utf8Start), count: text.utf8CodeUnitCount)
     }
 
     mutating func append(utf8 string: String) {
@@ -65,11 +88,12 @@ struct OutputBuffer: ~Copyable {
         data.withUnsafeBytes { append($0) }
     }
 
-    /// `count` copies of `byte`.
+    /// `count` copies of `byte`: indentation, a few tabs, so no call to `memset`.
+    @inline(__always)
     mutating func append(repeating byte: UInt8, count repeats: Int) {
         guard repeats > 0 else { return }
         reserve(repeats)
-        (base + count).initialize(repeating: byte, count: repeats)
+        for k in 0..<repeats { base[count + k] = byte }
         count += repeats
     }
 
