@@ -23,6 +23,8 @@ let package = Package(
         // Only for TroveSnapshotTesting. Its SnapshotTesting target builds without swift-syntax,
         // which the package still resolves (clones) for its inline-snapshot target.
         .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.17.0"),
+        // `swift package generate-documentation --target Trove` builds Sources/Trove/Trove.docc.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -85,6 +87,14 @@ let package = Package(
             name: "TroveSnapshotTestingTests", dependencies: ["Trove", "TroveSnapshotTesting"],
             exclude: ["__Snapshots__"]),
         .testTarget(name: "TroveCLITests", dependencies: ["Trove", "trove", "TroveTesting", "TroveTestSupport"]),
+        // The code listings of README.md and of the DocC catalog (Sources/Trove/Trove.docc), each
+        // compiled here and run by DocumentationTests, which also checks that every ```swift block
+        // of those documents is one of these listings, word for word, and runs their shell commands.
+        .executableTarget(name: "trove-doc-listings", dependencies: ["Trove"], path: "Tests/DocumentationListings"),
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: ["Trove", "TroveTesting", "TroveTestSupport", "trove", "trove-doc-listings"],
+            exclude: ["Fixtures", "Goldens"]),
         .executableTarget(name: "trove-preferences-writer", dependencies: ["Trove"], path: "Tests/PreferencesWriter"),
         .testTarget(
             name: "TrovePreferencesTests", dependencies: ["Trove", "trove", "trove-preferences-writer", "TroveTestSupport"]),

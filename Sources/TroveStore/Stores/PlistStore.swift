@@ -7,7 +7,7 @@ import TroveFileIO
 ///
 /// ```swift
 /// let store = PlistStore(path: "Settings.plist")
-/// var settings = try store.load() ?? [:]
+/// var settings = try store.load() ?? ["Window": [:]]
 /// try settings.replace(1024, at: "Window.Width")
 /// try store.save(settings)
 /// ```
