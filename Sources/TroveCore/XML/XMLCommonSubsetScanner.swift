@@ -224,12 +224,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     /// Reads the end tag at `i`, which must close the innermost container.
     private mutating func closeContainer() -> Bool {
-        guard let frame = frames.last else { return false }
-        let name = Self.name(of: frame.kind)
-        guard matches(name, at: i + 2), i + 2 + name.utf8CodeUnitCount < n,
-            p[i + 2 + name.utf8CodeUnitCount] == UInt8(ascii: ">")
-        else { return false }
-        i += 3 + name.utf8CodeUnitCount
+        guard let frame = frames.last, let width = endTag(of: frame.kind, at: i) else { return false }
+        i += width
         frames.removeLast()
         switch frame.kind {
         case .plist:
@@ -251,32 +247,37 @@ struct XMLCommonSubsetScanner: ~Copyable {
         var hasReferences = false
         var isASCII = true
         if !isEmpty {
-            while i < n {
-                let c = p[i]
-                if c == UInt8(ascii: "<") { break }
-                if c < 0x20 {
-                    // CF keeps a carriage return and other controls that XML would change or
-                    // refuse; the libxml2 path knows how.
-                    guard c == 0x09 || c == 0x0A else { return false }
-                } else if c >= 0x80 {
-                    isASCII = false
-                    // U+FFFE and U+FFFF, which XML forbids and CF keeps.
-                    if c == 0xEF, i + 2 < n, p[i + 1] == 0xBF, p[i + 2] >= 0xBE { return false }
-                } else if c == UInt8(ascii: "&") {
-                    hasReferences = true
-                } else if c == UInt8(ascii: "]") {
-                    if matches("]]>", at: i) { return false }
+            scan: while i < n {
+                // Eight bytes at a time past the plain ones (none of `<`, `&`, `]`, a control or
+                // a byte of a multi-byte character), then the word that holds one byte by byte.
+                while i + 8 <= n, !Self.holdsSpecialByte(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) { i += 8 }
+                let wordEnd = min(i + 8, n)
+                while i < wordEnd {
+                    let c = p[i]
+                    if c == UInt8(ascii: "<") { break scan }
+                    if c < 0x20 {
+                        // CF keeps a carriage return and other controls that XML would change or
+                        // refuse; the libxml2 path knows how.
+                        guard c == 0x09 || c == 0x0A else { return false }
+                    } else if c >= 0x80 {
+                        isASCII = false
+                        // U+FFFE and U+FFFF, which XML forbids and CF keeps.
+                        if c == 0xEF, i + 2 < n, p[i + 1] == 0xBF, p[i + 2] >= 0xBE { return false }
+                    } else if c == UInt8(ascii: "&") {
+                        hasReferences = true
+                    } else if c == UInt8(ascii: "]") {
+                        if matches("]]>", at: i) { return false }
+                    }
+                    i += 1
                 }
-                i += 1
             }
-            let name = Self.name(of: kind)
-            guard i + 2 < n, p[i + 1] == UInt8(ascii: "/"), matches(name, at: i + 2),
-                i + 2 + name.utf8CodeUnitCount < n, p[i + 2 + name.utf8CodeUnitCount] == UInt8(ascii: ">")
-            else { return false }
         }
         let text = UnsafeBufferPointer(start: p + start, count: i - start)
         guard text.count <= limits.maxDecodedBytes else { return false }
-        if !isEmpty { i += 3 + Self.name(of: kind).utf8CodeUnitCount }
+        if !isEmpty {
+            guard let width = endTag(of: kind, at: i) else { return false }
+            i += width
+        }
 
         let value: PlistValue
         switch kind {
@@ -403,6 +404,50 @@ struct XMLCommonSubsetScanner: ~Copyable {
     }
 
     // MARK: Bytes
+
+    /// Whether any byte of `word` is `<`, `&`, `]`, below 0x20 or above 0x7F. Exact where it says
+    /// no; a yes may be wrong for the bytes after a real one (borrows), which the caller then
+    /// looks at one by one.
+    @inline(__always)
+    private static func holdsSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x }
+        let found = zeroByte(word ^ (ones &* 0x3C)) | zeroByte(word ^ (ones &* 0x26)) | zeroByte(word ^ (ones &* 0x5D))
+            | (word &- ones &* 0x20) | word
+        return found & highs != 0
+    }
+
+    /// The width of `kind`'s end tag if it stands at `k`, compared a word at a time: the tag is
+    /// at most 10 bytes (`</integer>`).
+    @inline(__always)
+    private func endTag(of kind: XMLElementKind, at k: Int) -> Int? {
+        let (word, width) = Self.endTagWords[Int(kind.rawValue)]
+        guard n - k >= 16 else {
+            let name = Self.name(of: kind)
+            guard n - k >= width, p[k] == UInt8(ascii: "<"), p[k + 1] == UInt8(ascii: "/"), matches(name, at: k + 2), p[k + width - 1] == UInt8(ascii: ">") else { return nil }
+            return width
+        }
+        let raw = UnsafeRawPointer(p + k)
+        let head = raw.loadUnaligned(as: UInt64.self)
+        if width <= 8 {
+            let mask: UInt64 = width == 8 ? ~0 : (1 << (UInt64(width) * 8)) &- 1
+            return head & mask == word.low ? width : nil
+        }
+        let tail = UInt64(raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+        let tailMask: UInt64 = width == 10 ? 0xFFFF : 0xFF
+        return head == word.low && tail & tailMask == word.high ? width : nil
+    }
+
+    /// Each kind's end tag as little-endian words (the first 8 bytes, then the rest) and its width.
+    private static let endTagWords: [(word: (low: UInt64, high: UInt64), width: Int)] = (0...10).map { raw in
+        let bytes = Array("</\(XMLElementKind(rawValue: UInt8(raw))!)>".utf8)
+        var low: UInt64 = 0, high: UInt64 = 0
+        for (k, byte) in bytes.enumerated() {
+            if k < 8 { low |= UInt64(byte) << (UInt64(k) * 8) } else { high |= UInt64(byte) << (UInt64(k - 8) * 8) }
+        }
+        return ((low, high), bytes.count)
+    }
 
     private mutating func skipSpace() {
         while i < n, XMLScalarSyntax.isASCIISpace(p[i]) { i += 1 }
