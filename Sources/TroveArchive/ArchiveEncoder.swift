@@ -132,6 +132,16 @@ public final class ArchiveEncoder {
         return uid
     }
 
+    /// The entry of a class instance written (or being written) already.
+    func knownInstance(_ object: AnyObject) -> Int? { instanceIDs[ObjectIdentifier(object)] }
+
+    /// Records that `object` is written at entry `uid`, keeping it alive until the archive is
+    /// finished so that no other instance gets its identifier.
+    func registerInstance(_ object: AnyObject, at uid: Int) {
+        instanceIDs[ObjectIdentifier(object)] = uid
+        retained.append(object)
+    }
+
     /// Adds an object of one of Foundation's value classes, written by `body`, and shares it with
     /// an equal one written before when `shared` (Foundation shares objects that are
     /// `isEqual:`; an equal object's contents are all shared already, so the new entry is the
