@@ -28,7 +28,8 @@ extension ArchiveEncoder {
     /// URLs, UUIDs and collections of them) as Foundation objects, `[String: V]` as an
     /// `NSDictionary`, and anything else through its `encode(to:)`: a keyed container becomes a
     /// keyed object named `className` (or the name set for the type, or the type's name), an
-    /// unkeyed container an `NSArray`, a single value the value itself.
+    /// unkeyed container an `NSArray`, a single value the value itself. A class instance is
+    /// written once: later references to it refer to its first object.
     func encodeCodableField<T: Encodable>(_ value: T, className: String?, path: [any CodingKey] = []) throws -> PlistValue {
         if let representable = value as? any ArchiveRepresentable {
             return try representable.encodeArchiveField(with: self)
@@ -39,8 +40,19 @@ extension ArchiveEncoder {
         // A class instance is written once and referred to after, as NSKeyedArchiver does;
         // a value is written at each use.
         let instance: AnyObject? = type(of: value) is AnyClass ? value as AnyObject : nil
-        if let instance, let known = knownInstance(instance) { return .uid(UInt64(known)) }
         let name = className ?? codableClassNames[ObjectIdentifier(T.self)] ?? String(describing: T.self)
+        if let instance {
+            if let known = knownInstance(instance) { return .uid(UInt64(known)) }
+            // Reached again before it has an entry: it refers to itself through single-value
+            // containers only, so there is no object to refer back to.
+            guard codableInstancesWithoutEntry.insert(ObjectIdentifier(instance)).inserted else {
+                let components = path.map { key -> PlistKeyPath.Component in key.intValue.map { .index($0) } ?? .key(key.stringValue) }
+                throw PlistError(
+                    .referenceCycle, keyPath: PlistKeyPath(components: components),
+                    "\(name) refers back to itself through single-value containers only, which give it no object to refer to")
+            }
+        }
+        defer { if let instance { codableInstancesWithoutEntry.remove(ObjectIdentifier(instance)) } }
         let box = CodableArchiveEncoderBox(archive: self, codingPath: path, className: name, instance: instance)
         return try nested {
             try value.encode(to: box)

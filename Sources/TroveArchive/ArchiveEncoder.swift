@@ -20,6 +20,8 @@ public final class ArchiveEncoder {
     /// that no identifier is reused).
     private var instanceIDs: [ObjectIdentifier: Int] = [:]
     private var retained: [AnyObject] = []
+    /// `Codable` class instances whose `encode(to:)` is running and that have no entry yet.
+    var codableInstancesWithoutEntry: Set<ObjectIdentifier> = []
     /// Strings, numbers and data stored in place, by their Foundation equality.
     private var scalarIDs: [ScalarKey: Int] = [:]
     /// Entries stored in place for generic objects, by exact value (kind included), so that a
@@ -82,7 +84,8 @@ public final class ArchiveEncoder {
 
     /// Encodes a `Codable` value as a keyed object: its coding keys become the object's keys and
     /// nested `Codable` values nested objects. `className` is the class written for it (by
-    /// default the type's name, or what ``KeyedArchiver/setClassName(_:forCodable:)`` set).
+    /// default the type's name, or what ``KeyedArchiver/setClassName(_:forCodable:)`` set). A
+    /// class instance met again anywhere in the archive is a reference to its first object.
     public func encodeCodable<T: Encodable>(_ value: T, forKey key: String, className: String? = nil) throws {
         let field = try encodeCodableField(value, className: className)
         setField(field, forKey: Self.escape(key))

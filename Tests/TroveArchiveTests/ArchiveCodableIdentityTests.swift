@@ -134,6 +134,31 @@ struct ArchiveCodableIdentityTests {
         #expect(selfError?.code == .archiveCycle)
     }
 
+    /// A class that encodes only its successor, as a single value: a cycle of these has no
+    /// object to refer back to.
+    final class Relay: Codable {
+        var next: Relay?
+        init() {}
+        init(from decoder: any Decoder) throws { next = try decoder.singleValueContainer().decode(Relay?.self) }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(next)
+        }
+    }
+
+    @Test("a cycle through single-value containers only is a reference-cycle error when archiving, not a stack overflow")
+    func singleValueCycle() throws {
+        let relay = Relay()
+        relay.next = Relay()
+        relay.next?.next = relay
+        defer { relay.next = nil }
+        struct Box: Codable { var relay: Relay }
+        let error = #expect(throws: PlistError.self) { try KeyedArchiver().archive(codable: Box(relay: relay)) }
+        #expect(error?.code == .referenceCycle)
+        #expect(error?.message.contains("Relay") == true)
+        #expect(error?.keyPath?.description == "relay")
+    }
+
     /// A class that encodes itself as one value: its instances are shared through that value.
     final class Wrapped: Codable {
         var tags: [String]
