@@ -105,6 +105,46 @@ struct FoundationTypeMappingTests {
         #expect(try KeyedArchive(data: KeyedArchiver().archive(names)).objects == KeyedArchive(data: namesData).objects)
     }
 
+    // MARK: - Every archive of the corpus
+
+    /// Decodes `archive`'s root as `T`; when it decodes, archives it again and decodes that to an
+    /// equal value (the property the archive fuzz target checks). Refusals must be `PlistError`s.
+    static func checkTyped<T: ArchiveRepresentable & Equatable>(_ type: T.Type, _ archive: KeyedArchive, _ label: String) -> Bool {
+        do {
+            let value = try KeyedUnarchiver().decode(T.self, from: archive)
+            let again = try KeyedUnarchiver().decode(T.self, from: KeyedArchiver().archive(value))
+            #expect(again == value, "\(label): \(T.self) archived again decodes differently")
+            return true
+        } catch {
+            #expect(error is PlistError, "\(label): \(error)")
+            return false
+        }
+    }
+
+    @Test("every corpus archive: its root and every ordered set, index set and attributed string in it decode as the typed values or fail typed, and what decodes round-trips",
+          .enabled(if: corpusAvailable), arguments: ArchiveCorpusTests.archiveRows.filter { !$0.mustReject })
+    func corpusTypedValues(_ row: ArchiveCorpusTests.Row) throws {
+        let archive = try KeyedArchive(data: ArchiveCorpusTests.data(row.path))
+        _ = Self.checkTyped(IndexSet.self, archive, row.path)
+        _ = Self.checkTyped(ArchivedOrderedSet<String>.self, archive, row.path)
+        _ = Self.checkTyped(ArchivedAttributedString<String>.self, archive, row.path)
+        let classes = ["NSIndexSet", "NSMutableIndexSet", "NSOrderedSet", "NSMutableOrderedSet", "NSAttributedString", "NSMutableAttributedString"]
+        for className in classes {
+            for entry in Self.entries(of: className, in: archive) {
+                let rerooted = try Self.rerooted(archive, at: entry)
+                let label = "\(row.path) entry \(entry)"
+                let decoded: Bool
+                switch className {
+                case "NSIndexSet", "NSMutableIndexSet": decoded = Self.checkTyped(ArchivedIndexSet.self, rerooted, label)
+                case "NSOrderedSet", "NSMutableOrderedSet": decoded = Self.checkTyped(ArchivedOrderedSet<PlistValue>.self, rerooted, label)
+                default:
+                    decoded = (try? KeyedUnarchiver().decode(ArchivedAttributedString<ArchiveField>.self, from: rerooted)) != nil
+                }
+                #expect(decoded, "\(label): a \(className) of the corpus does not decode")
+            }
+        }
+    }
+
     // MARK: - Index sets
 
     static let manyRanges: IndexSet = {
