@@ -75,7 +75,8 @@ public struct ArchivedIndexSet: ArchiveRepresentable, Hashable, Sendable {
                 // not list it.
                 try decoder.allowing(FoundationClass.dataLike) { try Data.decodeArchiveField(stored, with: decoder) }
             }
-            guard let integers = PackedIntegers.decode(bytes), integers.count == 2 * count else {
+            // Halving the integers, not doubling the count: the count is the archive's claim.
+            guard let integers = PackedIntegers.decode(bytes), integers.count % 2 == 0, integers.count / 2 == count else {
                 throw decoder.error(
                     .typeMismatch, "\(record.name)'s NSRangeData does not hold the \(count) ranges NSRangeCount gives")
             }

@@ -258,6 +258,8 @@ struct FoundationTypeMappingTests {
             ("range past Int.max", object(["NSRangeCount": 1, "NSLocation": .integer(PlistInteger(Int.max)), "NSLength": 2]), .typeMismatch, "root"),
             ("no range data", object(["NSRangeCount": 2]), .archiveMissingKey, "root"),
             ("count and data disagree", object(["NSRangeCount": 3, "NSRangeData": .data(Data([0, 1, 5, 1]))]), .typeMismatch, "root"),
+            ("a huge count", object(["NSRangeCount": .integer(PlistInteger(Int.max)), "NSRangeData": .data(Data([0, 1, 5, 1]))]), .typeMismatch, "root"),
+            ("an odd number of integers", object(["NSRangeCount": 2, "NSRangeData": .data(Data([0, 1, 5, 1, 9]))]), .typeMismatch, "root"),
             ("cut-off integer", object(["NSRangeCount": 2, "NSRangeData": .data(Data([0, 1, 5, 0x81]))]), .typeMismatch, "root"),
             ("integer past 64 bits", object(["NSRangeCount": 2, "NSRangeData": .data(Data(manyBytes))]), .typeMismatch, "root"),
             ("range data a string", object(["NSRangeCount": 2, "NSRangeData": "nope"]), .typeMismatch, "root.NSRangeData"),
