@@ -25,11 +25,23 @@ extension ArchiveDecoder {
             return typed
         }
         if case .uid(let reference) = field, reference != 0, case .object = try resolve(reference: reference) {
-            return try decodeEntry(reference, as: T.self) { _, _, _ in
-                try T(from: CodableArchiveDecoderBox(decoder: self, field: field, codingPath: codingPath))
+            return try decodeEntry(reference, as: T.self) { index, _, _ in
+                try T(from: CodableArchiveDecoderBox(decoder: self, field: field, codingPath: codingPath, building: index))
             }
         }
         return try T(from: CodableArchiveDecoderBox(decoder: self, field: field, codingPath: codingPath))
+    }
+
+    /// Runs `body`, which decodes entry `entry` again as another type, while the entry is being
+    /// decoded: a single-value `Codable` type (a wrapper around a UUID or an array) reads its
+    /// value from the entry it is itself decoded from. The entry is handed to `body` (it would
+    /// otherwise be found in progress, a cycle) and taken back after, so that the outer value
+    /// is what the entry is cached as.
+    func handingOver<R>(_ entry: Int, _ body: () throws -> R) throws -> R {
+        guard case .inProgress = states[entry] else { return try body() }
+        states[entry] = .notStarted
+        defer { states[entry] = .inProgress }
+        return try body()
     }
 }
 
@@ -38,12 +50,16 @@ final class CodableArchiveDecoderBox: Decoder {
     let decoder: ArchiveDecoder
     let field: PlistValue
     let codingPath: [any CodingKey]
+    /// The entry of `$objects` whose value this decoder's `init(from:)` is building, when it
+    /// was reached by reference.
+    let building: Int?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(decoder: ArchiveDecoder, field: PlistValue, codingPath: [any CodingKey]) {
+    init(decoder: ArchiveDecoder, field: PlistValue, codingPath: [any CodingKey], building: Int? = nil) {
         self.decoder = decoder
         self.field = field
         self.codingPath = codingPath
+        self.building = building
     }
 
     private func mismatch(_ type: Any.Type, _ message: String) -> DecodingError {
@@ -202,6 +218,11 @@ struct CodableArchiveSingleDecoding: SingleValueDecodingContainer {
     func decodeNil() -> Bool { box.field == .uid(0) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try box.decoder.decodeCodableField(T.self, field: box.field, codingPath: codingPath)
+        guard let entry = box.building else {
+            return try box.decoder.decodeCodableField(T.self, field: box.field, codingPath: codingPath)
+        }
+        return try box.decoder.handingOver(entry) {
+            try box.decoder.decodeCodableField(T.self, field: box.field, codingPath: codingPath)
+        }
     }
 }

@@ -28,7 +28,8 @@ extension ArchiveEncoder {
     /// URLs, UUIDs and collections of them) as Foundation objects, `[String: V]` as an
     /// `NSDictionary`, and anything else through its `encode(to:)`: a keyed container becomes a
     /// keyed object named `className` (or the name set for the type, or the type's name), an
-    /// unkeyed container an `NSArray`, a single value the value itself.
+    /// unkeyed container an `NSArray`, a single value the value itself. A class instance is
+    /// written once: later references to it refer to its first object.
     func encodeCodableField<T: Encodable>(_ value: T, className: String?, path: [any CodingKey] = []) throws -> PlistValue {
         if let representable = value as? any ArchiveRepresentable {
             return try representable.encodeArchiveField(with: self)
@@ -36,11 +37,31 @@ extension ArchiveEncoder {
         if let dictionary = value as? any ArchiveCodableStringDictionary {
             return try dictionary.encodeArchiveEntries(with: self, path: path)
         }
+        // A class instance is written once and referred to after, as NSKeyedArchiver does;
+        // a value is written at each use.
+        let instance: AnyObject? = type(of: value) is AnyClass ? value as AnyObject : nil
         let name = className ?? codableClassNames[ObjectIdentifier(T.self)] ?? String(describing: T.self)
-        let box = CodableArchiveEncoderBox(archive: self, codingPath: path, className: name)
+        if let instance {
+            if let known = knownInstance(instance) { return .uid(UInt64(known)) }
+            // Reached again before it has an entry: it refers to itself through single-value
+            // containers only, so there is no object to refer back to.
+            guard codableInstancesWithoutEntry.insert(ObjectIdentifier(instance)).inserted else {
+                let components = path.map { key -> PlistKeyPath.Component in key.intValue.map { .index($0) } ?? .key(key.stringValue) }
+                throw PlistError(
+                    .referenceCycle, keyPath: PlistKeyPath(components: components),
+                    "\(name) refers back to itself through single-value containers only, which give it no object to refer to")
+            }
+        }
+        defer { if let instance { codableInstancesWithoutEntry.remove(ObjectIdentifier(instance)) } }
+        let box = CodableArchiveEncoderBox(archive: self, codingPath: path, className: name, instance: instance)
         return try nested {
             try value.encode(to: box)
-            return try box.finish()
+            let field = try box.finish()
+            // An instance written as a single value (no object of its own) refers to that value.
+            if let instance, knownInstance(instance) == nil, case .uid(let uid) = field, uid != 0 {
+                registerInstance(instance, at: Int(uid))
+            }
+            return field
         }
     }
 
@@ -59,6 +80,9 @@ final class CodableArchiveEncoderBox: Encoder {
     let archive: ArchiveEncoder
     let codingPath: [any CodingKey]
     let className: String
+    /// The class instance being encoded, registered as soon as it has an entry, so that a
+    /// reference back to it from inside (a cycle) is a reference to that entry.
+    private let instance: AnyObject?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var mode: Mode = .none
     private var entry: Int?
@@ -66,10 +90,11 @@ final class CodableArchiveEncoderBox: Encoder {
     private var elements: [PlistValue] = []
     private var nested: [CodableArchiveEncoderBox] = []
 
-    init(archive: ArchiveEncoder, codingPath: [any CodingKey], className: String) {
+    init(archive: ArchiveEncoder, codingPath: [any CodingKey], className: String, instance: AnyObject? = nil) {
         self.archive = archive
         self.codingPath = codingPath
         self.className = className
+        self.instance = instance
     }
 
     /// The entry of this value's object, reserved on first use.
@@ -77,6 +102,7 @@ final class CodableArchiveEncoderBox: Encoder {
         if let entry { return .uid(UInt64(entry)) }
         let reserved = archive.reserveEntry()
         entry = reserved
+        if let instance { archive.registerInstance(instance, at: reserved) }
         return .uid(UInt64(reserved))
     }
 

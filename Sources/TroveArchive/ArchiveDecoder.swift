@@ -31,7 +31,9 @@ public final class ArchiveDecoder {
 
     let archive: KeyedArchive
     let registry: ArchiveClassRegistry
-    let allowedClasses: Set<String>?
+    /// The classes secure decoding allows; widened while a Foundation class reads the keys it
+    /// decodes itself (see `allowing(_:_:)`).
+    var allowedClasses: Set<String>?
     let limits: KeyedArchiveLimits
     /// Whether numbers, booleans and dates may arrive as strings (a keyed dictionary tree read
     /// back from OpenStep text, where every scalar is a string) and data as base64 (from JSON).

@@ -20,6 +20,8 @@ public final class ArchiveEncoder {
     /// that no identifier is reused).
     private var instanceIDs: [ObjectIdentifier: Int] = [:]
     private var retained: [AnyObject] = []
+    /// `Codable` class instances whose `encode(to:)` is running and that have no entry yet.
+    var codableInstancesWithoutEntry: Set<ObjectIdentifier> = []
     /// Strings, numbers and data stored in place, by their Foundation equality.
     private var scalarIDs: [ScalarKey: Int] = [:]
     /// Entries stored in place for generic objects, by exact value (kind included), so that a
@@ -82,7 +84,8 @@ public final class ArchiveEncoder {
 
     /// Encodes a `Codable` value as a keyed object: its coding keys become the object's keys and
     /// nested `Codable` values nested objects. `className` is the class written for it (by
-    /// default the type's name, or what ``KeyedArchiver/setClassName(_:forCodable:)`` set).
+    /// default the type's name, or what ``KeyedArchiver/setClassName(_:forCodable:)`` set). A
+    /// class instance met again anywhere in the archive is a reference to its first object.
     public func encodeCodable<T: Encodable>(_ value: T, forKey key: String, className: String? = nil) throws {
         let field = try encodeCodableField(value, className: className)
         setField(field, forKey: Self.escape(key))
@@ -130,6 +133,16 @@ public final class ArchiveEncoder {
         }
         finishObject(at: uid, record: record)
         return uid
+    }
+
+    /// The entry of a class instance written (or being written) already.
+    func knownInstance(_ object: AnyObject) -> Int? { instanceIDs[ObjectIdentifier(object)] }
+
+    /// Records that `object` is written at entry `uid`, keeping it alive until the archive is
+    /// finished so that no other instance gets its identifier.
+    func registerInstance(_ object: AnyObject, at uid: Int) {
+        instanceIDs[ObjectIdentifier(object)] = uid
+        retained.append(object)
     }
 
     /// Adds an object of one of Foundation's value classes, written by `body`, and shares it with

@@ -11,6 +11,17 @@ enum FoundationClass {
     static let url = ArchiveClassRecord(name: "NSURL", chain: ["NSURL", "NSObject"])
     static let null = ArchiveClassRecord(name: "NSNull", chain: ["NSNull", "NSObject"])
     static let value = ArchiveClassRecord(name: "NSValue", chain: ["NSValue", "NSObject"])
+    static let mutableArray = ArchiveClassRecord(name: "NSMutableArray", chain: ["NSMutableArray", "NSArray", "NSObject"])
+    static let mutableString = ArchiveClassRecord(name: "NSMutableString", chain: ["NSMutableString", "NSString", "NSObject"])
+    static let mutableData = ArchiveClassRecord(name: "NSMutableData", chain: ["NSMutableData", "NSData", "NSObject"])
+    static let orderedSet = ArchiveClassRecord(name: "NSOrderedSet", chain: ["NSOrderedSet", "NSObject"])
+    static let mutableOrderedSet = ArchiveClassRecord(
+        name: "NSMutableOrderedSet", chain: ["NSMutableOrderedSet", "NSOrderedSet", "NSObject"])
+    static let indexSet = ArchiveClassRecord(name: "NSIndexSet", chain: ["NSIndexSet", "NSObject"])
+    static let mutableIndexSet = ArchiveClassRecord(name: "NSMutableIndexSet", chain: ["NSMutableIndexSet", "NSIndexSet", "NSObject"])
+    static let attributedString = ArchiveClassRecord(name: "NSAttributedString", chain: ["NSAttributedString", "NSObject"])
+    static let mutableAttributedString = ArchiveClassRecord(
+        name: "NSMutableAttributedString", chain: ["NSMutableAttributedString", "NSAttributedString", "NSObject"])
 
     static let arrayLike: Set<String> = ["NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSCountedSet", "NSOrderedSet", "NSMutableOrderedSet"]
     static let dictionaryLike: Set<String> = ["NSDictionary", "NSMutableDictionary"]

@@ -40,6 +40,17 @@ public struct KeyedArchiver: Sendable {
 
     /// The archive of a `Codable` value under `root`, as a keyed object named `className` (by
     /// default the type's name) whose keys are the coding keys.
+    ///
+    /// A class instance the value refers to several times is written once, and a cycle of class
+    /// instances is written as references back (which ``KeyedUnarchiver/decodeCodable(_:from:forKey:)``
+    /// refuses with `archive-cycle`, `Decodable` having no way to receive an unfinished instance):
+    ///
+    /// ```swift
+    /// let ann = Author("Ann")
+    /// let data = try KeyedArchiver().archive(codable: [Book("Dune", by: ann), Book("Emma", by: ann)])
+    /// let books = try KeyedUnarchiver().decodeCodable([Book].self, from: data)
+    /// books[0].author === books[1].author   // true
+    /// ```
     public func archive<T: Encodable>(codable root: T, className: String? = nil) throws -> Data {
         let encoder = makeEncoder()
         let field = try encoder.encodeCodableField(root, className: className)
@@ -137,7 +148,9 @@ public struct KeyedUnarchiver: Sendable {
 
     /// Decodes `$top[key]` as a `Codable` type whose coding keys are the object's keys (or an
     /// `NSDictionary`'s keys). Failures are `DecodingError`s, with their coding path, wrapped in
-    /// a ``PlistError`` whose key path is the same path.
+    /// a ``PlistError`` whose key path is the same path. An object referred to several times is
+    /// decoded once: a class gets one shared instance. A reference back to an object still being
+    /// decoded (a cycle) is ``PlistError/Code/archiveCycle``.
     public func decodeCodable<T: Decodable>(_ type: T.Type, from data: Data, forKey key: String = "root") throws -> T {
         let archive = try KeyedArchive(data: data, limits: limits, keepsLayout: false)
         guard let field = archive.topLevelValue(forKey: key) else {

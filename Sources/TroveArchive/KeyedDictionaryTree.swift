@@ -20,7 +20,7 @@ enum KeyedDictionaryTree {
     static let valueClasses: Set<String> = [
         "NSArray", "NSMutableArray", "NSDictionary", "NSMutableDictionary", "NSSet", "NSMutableSet", "NSOrderedSet",
         "NSMutableOrderedSet", "NSDate", "NSData", "NSMutableData", "NSString", "NSMutableString", "NSUUID", "NSURL",
-        "NSNull", "NSValue", "NSNumber",
+        "NSNull", "NSValue", "NSNumber", "NSIndexSet", "NSMutableIndexSet", "NSAttributedString", "NSMutableAttributedString",
     ]
 
     static func escape(_ key: String) -> String { key.hasPrefix("$") ? "$" + key : key }

@@ -66,6 +66,20 @@ struct ArchiveCodableTests {
         #expect(mismatch?.keyPath == PlistKeyPath(components: ["root", "name"]))
     }
 
+    @Test("secure decoding applies to Codable decoding: a class outside the allowed set is refused with its name and key path")
+    func secureCodable() throws {
+        var archiver = KeyedArchiver()
+        archiver.setClassName("LBBook", forCodable: Library.Book.self)
+        let data = try archiver.archive(codable: Library.sample, className: "LBLibrary")
+        var unarchiver = KeyedUnarchiver(allowedClasses: ["LBLibrary", "NSArray", "NSDictionary", "NSDate"])
+        let refused = #expect(throws: PlistError.self) { try unarchiver.decodeCodable(Library.self, from: data) }
+        #expect(refused?.code == .archiveClassNotAllowed)
+        #expect(refused?.message.contains("LBBook") == true)
+        #expect(refused?.keyPath?.description == "root.books.0")
+        unarchiver.allowedClasses?.insert("LBBook")
+        #expect(try unarchiver.decodeCodable(Library.self, from: data) == Library.sample)
+    }
+
     @Test("a Codable value inside a KeyedArchivable object")
     func codableField() throws {
         struct Shelf: KeyedArchivable, Equatable {

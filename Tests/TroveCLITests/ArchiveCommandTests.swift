@@ -65,6 +65,21 @@ struct ArchiveCommandTests {
         #expect(allowed.status == 0, "\(allowed.stderrText)")
     }
 
+    @Test("decode --allow decodes securely too: a class outside the list is one error line naming it and its key path, and nothing is written")
+    func decodeSecure() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write(try Self.foundationArchive(), as: "graph.archive")
+        let out = directory.path("plain.plist")
+        let refused = try trove("archive", "decode", "--allow", "NSDictionary,NSArray", "-o", out, path)
+        #expect(refused.status == 1)
+        #expect(refused.stderrText.contains("class NSDate is not among the allowed classes"), "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("list.2"), "\(refused.stderrText)")
+        #expect(try directory.contents() == ["graph.archive"])
+        let allowed = try trove("archive", "decode", "--allow", "NSDictionary,NSArray,NSDate", "-o", out, path)
+        #expect(allowed.status == 0, "\(allowed.stderrText)")
+        #expect(try Plist.read(try bytes(of: out)).value["first"] == ["k": "v"])
+    }
+
     @Test("decode writes the plain property list, in the format asked for, atomically with -o")
     func decode() throws {
         let directory = try TemporaryDirectory()

@@ -32,7 +32,21 @@ extension FuzzChecks {
                     }
                 }
             }
+            // The typed Foundation mappings: what decodes archives again and decodes equal.
+            expectTyped { try checkTypedRoundTrip(IndexSet.self, unarchiver, archive) }
+            expectTyped { try checkTypedRoundTrip(ArchivedOrderedSet<String>.self, unarchiver, archive) }
+            expectTyped { try checkTypedRoundTrip(ArchivedAttributedString<String>.self, unarchiver, archive) }
+            expectTyped { _ = try unarchiver.decode(ArchivedAttributedString<ArchiveField>.self, from: archive) }
         }
+    }
+
+    /// Decodes the root as `T`; if it decodes, archives it and decodes that to an equal value.
+    private static func checkTypedRoundTrip<T: ArchiveRepresentable & Equatable>(
+        _ type: T.Type, _ unarchiver: KeyedUnarchiver, _ archive: KeyedArchive
+    ) throws {
+        let value = try unarchiver.decode(T.self, from: archive)
+        let again = try KeyedUnarchiver().decode(T.self, from: KeyedArchiver().archive(value))
+        require(again == value, "a \(T.self) archived again decoded to a different value")
     }
 
     private static func expectTyped(_ body: () throws -> Void) {
