@@ -45,8 +45,42 @@ struct CodableBinaryWriter: ~Copyable {
     /// The document for `top`.
     static func write(_ top: EncodedNode) -> Data {
         var writer = CodableBinaryWriter()
+        // Sized once for the whole tree: grown by doubling, the tables of a large document were
+        // copied a dozen times and each copy touched fresh pages.
+        let (nodes, references) = Self.size(of: top)
+        writer.objects.reserveCapacity(nodes)
+        writer.references.reserveCapacity(references)
+        writer.uniqued.reserve(nodes)
+        // Reserved address space costs nothing until written: most scalars take under 16 bytes.
+        writer.scalars = OutputBuffer(capacity: max(1 << 14, nodes * 16))
         _ = writer.flatten(top, domain: 0)
         return writer.serialize()
+    }
+
+    /// How many nodes the tree holds, and how many references its containers hold: bounds for
+    /// the object and reference tables.
+    private static func size(of node: EncodedNode) -> (nodes: Int, references: Int) {
+        switch node {
+        case .foreign(let foreign): return size(of: foreign.node)
+        case .array(let array):
+            var total = (nodes: 1, references: array.elements.count)
+            for element in array.elements {
+                let inner = size(of: element)
+                total.nodes += inner.nodes
+                total.references += inner.references
+            }
+            return total
+        case .dictionary(let dictionary):
+            var total = (nodes: 1 + dictionary.keys.count, references: 2 * dictionary.keys.count)
+            for value in dictionary.values {
+                let inner = size(of: value)
+                total.nodes += inner.nodes
+                total.references += inner.references
+            }
+            return total
+        default:
+            return (1, 0)
+        }
     }
 
     // MARK: - Numbering
@@ -173,7 +207,7 @@ struct CodableBinaryWriter: ~Copyable {
     /// Room for `count` references, filled in as the children are numbered.
     @inline(__always)
     private mutating func appendReferenceSlots(_ count: Int) {
-        for _ in 0..<count { references.append(0) }
+        references.append(contentsOf: repeatElement(0, count: count))
     }
 
     private mutating func appendScalarObject(from start: Int) -> Int {
@@ -372,6 +406,12 @@ struct ScalarTable {
     init() {
         entries.reserveCapacity(512)
         hashes.reserveCapacity(512)
+    }
+
+    /// Room for `count` entries without growing the lists (the slots still grow with the entries).
+    mutating func reserve(_ count: Int) {
+        entries.reserveCapacity(count)
+        hashes.reserveCapacity(count)
     }
 
     static func hash(_ bytes: UnsafeRawBufferPointer, kind: Kind, string: String?, domain: EncodingDomain) -> UInt64 {
