@@ -47,7 +47,7 @@ struct CodableBinaryWriter: ~Copyable {
         var writer = CodableBinaryWriter()
         // Sized once for the whole tree: grown by doubling, the tables of a large document were
         // copied a dozen times and each copy touched fresh pages.
-        let (nodes, references) = Self.size(of: top)
+        let (nodes, references) = top.treeSize
         writer.objects.reserveCapacity(nodes)
         writer.references.reserveCapacity(references)
         writer.uniqued.reserve(nodes)
@@ -55,32 +55,6 @@ struct CodableBinaryWriter: ~Copyable {
         writer.scalars = OutputBuffer(capacity: max(1 << 14, nodes * 16))
         _ = writer.flatten(top, domain: 0)
         return writer.serialize()
-    }
-
-    /// How many nodes the tree holds, and how many references its containers hold: bounds for
-    /// the object and reference tables.
-    private static func size(of node: EncodedNode) -> (nodes: Int, references: Int) {
-        switch node {
-        case .foreign(let foreign): return size(of: foreign.node)
-        case .array(let array):
-            var total = (nodes: 1, references: array.elements.count)
-            for element in array.elements {
-                let inner = size(of: element)
-                total.nodes += inner.nodes
-                total.references += inner.references
-            }
-            return total
-        case .dictionary(let dictionary):
-            var total = (nodes: 1 + dictionary.keys.count, references: 2 * dictionary.keys.count)
-            for value in dictionary.values {
-                let inner = size(of: value)
-                total.nodes += inner.nodes
-                total.references += inner.references
-            }
-            return total
-        default:
-            return (1, 0)
-        }
     }
 
     // MARK: - Numbering

@@ -32,6 +32,9 @@ struct CodableXMLWriter: ~Copyable {
     /// The document for `top`.
     static func write(_ top: EncodedNode) -> Data {
         var writer = CodableXMLWriter()
+        // Reserved address space costs nothing until written, and a buffer grown by doubling
+        // copied the document a dozen times onto fresh pages: a node rarely takes 32 bytes.
+        writer.out = OutputBuffer(capacity: max(4096, top.treeSize.nodes * 32))
         writer.out.append(header)
         writer.append(top, indentation: 0)
         writer.out.append("</plist>\n")

@@ -198,6 +198,32 @@ extension String {
 }
 
 extension EncodedNode {
+    /// How many nodes the tree holds (dictionary keys included), and how many references its
+    /// containers hold: what the writers size their buffers by.
+    var treeSize: (nodes: Int, references: Int) {
+        switch self {
+        case .foreign(let foreign): return foreign.node.treeSize
+        case .array(let array):
+            var total = (nodes: 1, references: array.elements.count)
+            for element in array.elements {
+                let inner = element.treeSize
+                total.nodes += inner.nodes
+                total.references += inner.references
+            }
+            return total
+        case .dictionary(let dictionary):
+            var total = (nodes: 1 + dictionary.keys.count, references: 2 * dictionary.keys.count)
+            for value in dictionary.values {
+                let inner = value.treeSize
+                total.nodes += inner.nodes
+                total.references += inner.references
+            }
+            return total
+        default:
+            return (1, 0)
+        }
+    }
+
     /// The tree as a ``PlistValue``: integers lose the Swift type they came from, and `nil` is
     /// the string `"$null"`, as in every document Foundation writes.
     var plistValue: PlistValue {
