@@ -29,6 +29,10 @@ public enum PlistLayout: Sendable {
     case binary(BinaryLayout)
     /// Notes on an XML document's spelling and whitespace.
     case xml(XMLLayout)
+    /// An old-style (OpenStep) document's text, and where each value lies in it.
+    case openStep(OpenStepLayout)
+    /// A JSON document's text, and where each value lies in it.
+    case json(JSONLayout)
 }
 
 /// Options for reading, passed through to the format's reader.

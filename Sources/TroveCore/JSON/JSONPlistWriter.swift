@@ -76,6 +76,23 @@ public struct JSONPlistWriter: Sendable {
         try encode(value).data()
     }
 
+    /// The document for `value` over the text `layout` was read from, in that text's encoding:
+    /// an unchanged value gives back the input byte for byte, and an edited one differs only in
+    /// the text of what changed (see ``JSONLayout``). ``Options/prettyPrinted`` and
+    /// ``Options/sortedKeys`` ask for a layout of their own, so with either the layout is not
+    /// followed. A top-level scalar is allowed where the document had one. Without a layout, the
+    /// same as ``write(_:)``.
+    public func write(_ value: PlistValue, layout: JSONLayout?) throws(PlistError) -> [UInt8] {
+        guard let layout, options.isSubset(of: .allowsFragments) else { return try write(value) }
+        if !value.isContainer, layout.notes.value.isContainer, !options.contains(.allowsFragments) {
+            return try write(value)
+        }
+        var splice = TextSplice(notes: layout.notes, dialect: JSONSpliceDialect(limits: limits), maxDepth: maxDepth)
+        try splice.write(value)
+        let text = splice.out.array
+        return layout.encoding == .utf8(skip: 0) ? text : layout.encoding.encode(text)
+    }
+
     private func encode(_ value: PlistValue) throws(PlistError) -> ByteBuffer {
         if !value.isContainer && !options.contains(.allowsFragments) {
             throw PlistError(
@@ -95,7 +112,7 @@ public struct JSONPlistWriter: Sendable {
 /// at the depth ceiling fits a small thread stack. The stack is a local of `write(_:)`'s loop,
 /// which lends each child to `writeNode(_:in:)` straight from it; it also gives the key path
 /// of an error.
-private struct JSONOutput: ~Copyable {
+struct JSONOutput: ~Copyable {
     let pretty: Bool
     let sorted: Bool
     let maxDepth: Int
