@@ -30,18 +30,33 @@ enum TextLossless {
     /// The length of the longest common prefix and of the longest common suffix of two texts,
     /// the suffix not overlapping the prefix in either.
     static func commonEnds(_ a: [UInt8], _ b: [UInt8]) -> (prefix: Int, suffix: Int) {
-        var prefix = 0
-        while prefix < min(a.count, b.count), a[prefix] == b[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < min(a.count, b.count) - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] { suffix += 1 }
-        return (prefix, suffix)
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                let shorter = min(a.count, b.count)
+                var prefix = 0
+                while prefix < shorter, a[prefix] == b[prefix] { prefix += 1 }
+                var suffix = 0
+                while suffix < shorter - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] { suffix += 1 }
+                return (prefix, suffix)
+            }
+        }
     }
 
     /// How often `needle` occurs in `text`.
     static func occurrences(of needle: String, in text: [UInt8]) -> Int {
         let n = Array(needle.utf8)
-        guard text.count >= n.count else { return 0 }
-        return (0...(text.count - n.count)).filter { text[$0..<($0 + n.count)].elementsEqual(n) }.count
+        return text.withUnsafeBufferPointer { t in
+            n.withUnsafeBufferPointer { p in
+                guard let tb = t.baseAddress, let pb = p.baseAddress, t.count >= p.count else { return 0 }
+                var count = 0
+                var i = 0
+                while i + p.count <= t.count {
+                    if tb[i] == pb[0], memcmp(tb + i, pb, p.count) == 0 { count += 1 }
+                    i += 1
+                }
+                return count
+            }
+        }
     }
 
     // MARK: Values by path

@@ -276,18 +276,38 @@ extension TextSplice {
         let lastWritten = items.lastIndex { if case .remove = $0 { return false } else { return true } }
         // What new entries copy from their siblings, found when the first one needs it.
         var newEntries: EntryStyle?
+        // The lead of a removed entry on the line of the entry after it, which that entry takes
+        // (`{a = 1; b = 2; }` without `a` is `{b = 2; }`).
+        var inheritedLead: Range<Int32>?
+        func hasBreak(_ start: Int32, _ end: Int32) -> Bool {
+            text[Int(start)..<Int(end)].contains { $0 == 0x0A || $0 == 0x0D }
+        }
+        func lead(of entry: EntrySpan, _ pieces: inout [Piece]) {
+            if let inherited = inheritedLead, !hasBreak(entry.leadStart, entry.token) {
+                pieces.append(.copy(inherited.lowerBound, inherited.upperBound))
+                pieces.append(.copy(entry.token, entry.valueStart))
+            } else {
+                pieces.append(.copy(entry.leadStart, entry.valueStart))
+            }
+            inheritedLead = nil
+        }
         for (index, item) in items.enumerated() {
             let needsSeparator = required || index != lastWritten || trailing
             switch item {
             case .remove(let i):
                 let entry = spans.entries[i]
-                pieces.append(.copy(entry.leadStart, keptLeadEnd(entry)))
+                let kept = keptLeadEnd(entry)
+                pieces.append(.copy(entry.leadStart, kept))
+                if kept == entry.leadStart, inheritedLead == nil, !hasBreak(entry.leadStart, entry.token) {
+                    inheritedLead = entry.leadStart..<entry.token
+                }
             case .shadow(let i):
                 let entry = spans.entries[i]
-                pieces.append(.copy(entry.leadStart, entry.trailEnd))
+                lead(of: entry, &pieces)
+                pieces.append(.copy(entry.valueStart, entry.trailEnd))
             case .keep(let i, let current, let original, let component):
                 let entry = spans.entries[i]
-                pieces.append(.copy(entry.leadStart, entry.valueStart))
+                lead(of: entry, &pieces)
                 if notes.nodes[Int(entry.node)].isShortcut, !TextValueMatch.sameScalar(current, original) {
                     // `"key";` now maps the key to another value: it gets a `=` and the value.
                     pieces.append(.bytes(style.mid ?? dialect.defaultMid(style)))
@@ -308,6 +328,7 @@ extension TextSplice {
                     pieces.append(.bytes([separator] + (newEntries?.trail ?? [])))
                 }
             case .insert(let key, let value, let component):
+                inheritedLead = nil
                 if newEntries == nil { newEntries = entryStyle(spans, inDictionary: inDictionary, style: style) }
                 guard let style = newEntries else { continue }
                 pieces.append(.bytes(style.lead))
@@ -389,7 +410,8 @@ extension TextSplice {
         while leadEnd < token, text[leadEnd] == 0x20 || text[leadEnd] == 0x09 { leadEnd += 1 }
         var lead = Array(text[leadStart..<leadEnd])
         let indent = trail.isEmpty ? lineIndent(at: reference.token) : lead
-        if lead.isEmpty, trail.isEmpty {
+        if lead.isEmpty, trail.isEmpty, spans.entries.count < 2 {
+            // One entry on one line shows no spacing between entries: the document's, if any.
             lead = style.listSpace.isEmpty && dialect.hasComments ? [0x20] : style.listSpace
         }
         let note = notes.nodes[Int(reference.node)]
