@@ -54,17 +54,14 @@ public struct JSONPlistReader: Sendable {
     ) throws(PlistError) -> (value: PlistValue, layout: JSONLayout?) {
         let encoding = UnicodeTextEncoding.sniffed(bytes)
         let text = try UnicodeTranscoder.utf8Text(bytes, encoding: encoding, format: .json)
-        let result: Result<(PlistValue, JSONLayout?), PlistError> = text.withUnsafeBufferPointer { buffer in
+        let result: Result<(PlistValue, TextLayoutRecorder?), PlistError> = text.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(
                 text: buffer, limits: limits, allowsTrailingCommas: !options.contains(.strict),
                 keepingLayout: keepingLayout)
-            return Result { () throws(PlistError) in
-                let value = try parser.parseDocument()
-                let layout = parser.layout.map { JSONLayout(notes: $0.notes(text: buffer, value: value), encoding: encoding) }
-                return (value, layout)
-            }
+            return Result { () throws(PlistError) in (try parser.parseDocument(), parser.layout) }
         }
-        return try result.get()
+        let (value, recorder) = try result.get()
+        return (value, recorder.map { JSONLayout(notes: $0.notes(text: text, value: value), encoding: encoding) })
     }
 
     /// Reads one JSON document from a byte array.

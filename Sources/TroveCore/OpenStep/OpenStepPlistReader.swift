@@ -74,19 +74,14 @@ public struct OpenStepPlistReader: Sendable {
         }
         let encoding = UnicodeTextEncoding.fromByteOrderMark(bytes)
         let text = try UnicodeTranscoder.utf8Text(bytes, encoding: encoding, format: .openStep)
-        let result: Result<(PlistValue, OpenStepLayout?), PlistError> = text.withUnsafeBufferPointer { buffer in
+        let result: Result<(PlistValue, TextLayoutRecorder?), PlistError> = text.withUnsafeBufferPointer { buffer in
             var parser = OpenStepParser(
                 text: buffer, limits: limits, allowsGNUstep: options.contains(.gnustepExtensions),
                 keepingLayout: keepingLayout)
-            return Result { () throws(PlistError) in
-                let value = try parser.parseDocument()
-                let layout = parser.layout.map {
-                    OpenStepLayout(notes: $0.notes(text: buffer, value: value), encoding: encoding)
-                }
-                return (value, layout)
-            }
+            return Result { () throws(PlistError) in (try parser.parseDocument(), parser.layout) }
         }
-        return try result.get()
+        let (value, recorder) = try result.get()
+        return (value, recorder.map { OpenStepLayout(notes: $0.notes(text: text, value: value), encoding: encoding) })
     }
 
     /// Reads one old-style document from a byte array.

@@ -154,7 +154,7 @@ struct TextLayoutRecorder {
     mutating func endBraceless() { lastClosed = 0 }
 
     /// The notes, once the parser has read `value` from `text`.
-    func notes(text: UnsafeBufferPointer<UInt8>, value: PlistValue) -> TextLayoutNotes {
+    func notes(text: [UInt8], value: PlistValue) -> TextLayoutNotes {
         var nodes = self.nodes
         if isBraceless, !nodes.isEmpty {
             // A body ends wherever the parser stopped; the rest of the text is its tail.
@@ -162,6 +162,6 @@ struct TextLayoutRecorder {
             nodes[0].subtreeSize = Int32(truncatingIfNeeded: nodes.count)
         }
         return TextLayoutNotes(
-            text: Array(text), nodes: nodes, value: value, isBraceless: isBraceless, entryPositions: entryPositions)
+            text: text, nodes: nodes, value: value, isBraceless: isBraceless, entryPositions: entryPositions)
     }
 }

@@ -40,6 +40,8 @@ extension TextSplice {
         var entries: [EntrySpan]
         /// Where the tail (the trivia after the last entry and the closing bracket) starts.
         var tailStart: Int32
+        /// True for a `.strings` body without braces.
+        var isBraceless: Bool
     }
 
     /// One step of an edited container, in output order.
@@ -86,7 +88,9 @@ extension TextSplice {
                     separator: note.separator, trailEnd: end))
             lead = end
         }
-        return ContainerSpans(start: container.start, end: container.end, headEnd: headEnd, entries: entries, tailStart: lead)
+        return ContainerSpans(
+            start: container.start, end: container.end, headEnd: headEnd, entries: entries, tailStart: lead,
+            isBraceless: braceless)
     }
 
     /// The end of the trail that starts at `start`: after the first line break when only spaces,
@@ -340,36 +344,76 @@ extension TextSplice {
                 if needsSeparator { pieces.append(.bytes([separator] + style.trail)) }
             }
         }
-        pieces.append(.copy(spans.tailStart, spans.end))
+        // A `.strings` body ends at the first thing that cannot start a key, and CF ignores the
+        // rest; with no entry left, that rest would start the document, so only its trivia stays.
+        let tailEnd = spans.isBraceless && lastWritten == nil ? triviaEnd(from: spans.tailStart, limit: spans.end) : spans.end
+        pieces.append(.copy(spans.tailStart, tailEnd))
         return pieces
+    }
+
+    /// The end of the whitespace and comments from `start`.
+    private func triviaEnd(from start: Int32, limit: Int32) -> Int32 {
+        let text = notes.text
+        var i = Int(start)
+        let end = Int(limit)
+        while i < end {
+            let c = text[i]
+            if c == 0x20 || (0x09...0x0D).contains(c) {
+                i += 1
+            } else if dialect.hasComments, c == UInt8(ascii: "/"), i + 1 < end, text[i + 1] == UInt8(ascii: "/") {
+                while i < end, text[i] != 0x0A, text[i] != 0x0D { i += 1 }
+            } else if dialect.hasComments, c == UInt8(ascii: "/"), i + 1 < end, text[i + 1] == UInt8(ascii: "*") {
+                i += 2
+                while i + 1 < end, !(text[i] == UInt8(ascii: "*") && text[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                i = min(i + 2, end)
+            } else {
+                break
+            }
+        }
+        return Int32(truncatingIfNeeded: i)
     }
 
     /// The end of the part of a removed entry's lead that stays (see the type's notes).
     private func keptLeadEnd(_ entry: EntrySpan) -> Int32 {
         let text = notes.text
-        let start = Int(entry.leadStart)
-        // The start of the entry's own line, and its indentation.
-        var cut = Int(entry.token)
-        while cut > start, text[cut - 1] != 0x0A, text[cut - 1] != 0x0D { cut -= 1 }
-        var indentEnd = cut
-        while indentEnd < Int(entry.token), text[indentEnd] == 0x20 || text[indentEnd] == 0x09 { indentEnd += 1 }
-        let indent = indentEnd - cut
-        /// The line above `end`, as its start and the end of its indentation.
-        func lineAbove(_ end: Int) -> (start: Int, textStart: Int)? {
-            guard end > start else { return nil }
-            var lineStart = end - 1
-            while lineStart > start, text[lineStart - 1] != 0x0A, text[lineStart - 1] != 0x0D { lineStart -= 1 }
-            var textStart = lineStart
-            while textStart < end, text[textStart] == 0x20 || text[textStart] == 0x09 { textStart += 1 }
-            return (lineStart, textStart)
+        let token = Int(entry.token)
+        // Where the lead's lines start, a comment running over several lines counting as one.
+        var lineStarts = [Int(entry.leadStart)]
+        var i = Int(entry.leadStart)
+        while i < token {
+            let c = text[i]
+            if dialect.hasComments, c == UInt8(ascii: "/"), i + 1 < token, text[i + 1] == UInt8(ascii: "*") {
+                i += 2
+                while i + 1 < token, !(text[i] == UInt8(ascii: "*") && text[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                i += 2
+            } else if dialect.hasComments, c == UInt8(ascii: "/"), i + 1 < token, text[i + 1] == UInt8(ascii: "/") {
+                while i < token, text[i] != 0x0A, text[i] != 0x0D { i += 1 }
+            } else if c == 0x0A || c == 0x0D {
+                i += c == 0x0D && i + 1 < token && text[i + 1] == 0x0A ? 2 : 1
+                lineStarts.append(i)
+            } else {
+                i += 1
+            }
+        }
+        /// The end of the spaces and tabs from `start`.
+        func indentEnd(_ start: Int) -> Int {
+            var end = start
+            while end < token, text[end] == 0x20 || text[end] == 0x09 { end += 1 }
+            return end
         }
         func isBreak(_ c: UInt8) -> Bool { c == 0x0A || c == 0x0D }
-        while let line = lineAbove(cut), line.textStart < cut, !isBreak(text[line.textStart]),
-            line.textStart - line.start >= indent {
-            cut = line.start
+        var line = lineStarts.count - 1
+        let keyIndent = indentEnd(lineStarts[line]) - lineStarts[line]
+        // Comment lines at the key's indentation or deeper, directly above it, go with it...
+        while line > 0 {
+            let above = lineStarts[line - 1]
+            let textStart = indentEnd(above)
+            guard !isBreak(text[textStart]), textStart - above >= keyIndent else { break }
+            line -= 1
         }
-        if let line = lineAbove(cut), line.textStart < cut, isBreak(text[line.textStart]) { cut = line.start }
-        return Int32(truncatingIfNeeded: cut)
+        // ...and so does one blank line above them.
+        if line > 0, isBreak(text[indentEnd(lineStarts[line - 1])]) { line -= 1 }
+        return Int32(truncatingIfNeeded: lineStarts[line])
     }
 
     /// The comment in an entry's trail, without the line break, when the trail holds one.
