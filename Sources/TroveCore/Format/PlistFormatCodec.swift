@@ -136,7 +136,7 @@ extension OpenStepPlistWriter: PlistFormatWriter {
         guard case .openStep(let layout)? = document.layout, document.format == .openStep else {
             return Data(try write(document.value))
         }
-        return Data(try write(document.value, layout: layout))
+        return try writeData(document.value, layout: layout)
     }
 }
 
@@ -147,6 +147,6 @@ extension JSONPlistWriter: PlistFormatWriter {
         guard case .json(let layout)? = document.layout, document.format == .json else {
             return try writeData(document.value)
         }
-        return Data(try write(document.value, layout: layout))
+        return try writeData(document.value, layout: layout)
     }
 }

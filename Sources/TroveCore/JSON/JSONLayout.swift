@@ -13,9 +13,6 @@
 public struct JSONLayout: Sendable {
     let notes: TextLayoutNotes
     let encoding: UnicodeTextEncoding
-
-    /// The number of values whose text the notes locate, repeated keys' values included.
-    public var nodeCount: Int { notes.nodes.count }
 }
 
 /// New JSON text for the splice writer: ``JSONOutput``'s compact text, laid out again in the
@@ -33,11 +30,13 @@ struct JSONSpliceDialect: TextSpliceDialect {
     func defaultMid(_ style: TextDocumentStyle) -> [UInt8] {
         style.mid ?? (style.isMultiline ? [UInt8(ascii: ":"), 0x20] : [UInt8(ascii: ":")])
     }
+    func oneLineSpace(_ style: TextDocumentStyle) -> [UInt8] { style.listSpace }
+    var defaultIndentUnit: [UInt8] { [0x20, 0x20] }
 
     mutating func appendKey(_ key: String, sibling: UInt8?, style: TextDocumentStyle, to out: inout ByteBuffer)
         throws(PlistError)
     {
-        let context = TextFreshContext(indent: [], style: style, token: sibling, isRoot: false, depthLeft: 0)
+        let context = TextFreshContext(indent: [], style: style, token: sibling, depthLeft: 0)
         try appendValue(.string(key), context, to: &out)
     }
 

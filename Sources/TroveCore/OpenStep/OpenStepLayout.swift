@@ -15,9 +15,6 @@
 public struct OpenStepLayout: Sendable {
     let notes: TextLayoutNotes
     let encoding: UnicodeTextEncoding
-
-    /// The number of values whose text the notes locate, repeated keys' values included.
-    public var nodeCount: Int { notes.nodes.count }
 }
 
 /// New old-style text for the splice writer, from ``OpenStepOutput``.
@@ -33,6 +30,8 @@ struct OpenStepSpliceDialect: TextSpliceDialect {
     func separatorIsRequired(inDictionary: Bool) -> Bool { inDictionary }
     func trailingSeparatorByDefault(inDictionary: Bool) -> Bool { true }
     func defaultMid(_ style: TextDocumentStyle) -> [UInt8] { style.mid ?? Array(" = ".utf8) }
+    func oneLineSpace(_ style: TextDocumentStyle) -> [UInt8] { style.listSpace.isEmpty ? [0x20] : style.listSpace }
+    var defaultIndentUnit: [UInt8] { [0x09] }
 
     mutating func appendKey(_ key: String, sibling: UInt8?, style: TextDocumentStyle, to out: inout ByteBuffer) {
         var output = OpenStepOutput(options: options, maxDepth: 0)

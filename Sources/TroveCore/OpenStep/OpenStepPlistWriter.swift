@@ -94,13 +94,28 @@ public struct OpenStepPlistWriter: Sendable {
     /// it the layout is not followed. Without a layout, the same as ``write(_:)``.
     public func write(_ value: PlistValue, layout: OpenStepLayout?) throws(PlistError) -> [UInt8] {
         guard let layout, !options.contains(.sortedKeys) else { return try write(value) }
+        let text = try splice(value, layout)
+        // A `.strings` body whose every entry was removed can leave nothing, which does not read.
+        if text.count == 0 { return try write(value) }
+        return layout.encoding == .utf8(skip: 0) ? text.array : layout.encoding.encode(text.array)
+    }
+
+    /// The same document as `Data` that owns the writer's buffer when the text is UTF-8, so that
+    /// `Plist.write` does not copy it again.
+    func writeData(_ value: PlistValue, layout: OpenStepLayout?) throws(PlistError) -> Data {
+        guard let layout, !options.contains(.sortedKeys) else { return Data(try write(value)) }
+        let text = try splice(value, layout)
+        if text.count == 0 { return Data(try write(value)) }
+        if layout.encoding == .utf8(skip: 0) { return text.data() }
+        return Data(layout.encoding.encode(text.array))
+    }
+
+    /// `value` written over the text of `layout`, in UTF-8.
+    private func splice(_ value: PlistValue, _ layout: OpenStepLayout) throws(PlistError) -> ByteBuffer {
         var splice = TextSplice(
             notes: layout.notes, dialect: OpenStepSpliceDialect(options: options, limits: limits), maxDepth: maxDepth)
         try splice.write(value)
-        let text = splice.out.array
-        // A `.strings` body whose every entry was removed can leave nothing, which does not read.
-        if text.isEmpty { return try write(value) }
-        return layout.encoding == .utf8(skip: 0) ? text : layout.encoding.encode(text)
+        return splice.out
     }
 }
 

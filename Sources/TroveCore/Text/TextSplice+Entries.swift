@@ -456,7 +456,7 @@ extension TextSplice {
         let indent = trail.isEmpty ? lineIndent(at: reference.token) : lead
         if lead.isEmpty, trail.isEmpty, spans.entries.count < 2 {
             // One entry on one line shows no spacing between entries: the document's, if any.
-            lead = style.listSpace.isEmpty && dialect.hasComments ? [0x20] : style.listSpace
+            lead = dialect.oneLineSpace(style)
         }
         let note = notes.nodes[Int(reference.node)]
         var mid = dialect.defaultMid(style)

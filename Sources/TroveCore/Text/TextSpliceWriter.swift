@@ -15,6 +15,10 @@ protocol TextSpliceDialect {
     var hasComments: Bool { get }
     /// The key-to-value separator, with its spaces, where the document shows none to copy.
     func defaultMid(_ style: TextDocumentStyle) -> [UInt8]
+    /// What separates entries on one line where the container shows nothing to copy.
+    func oneLineSpace(_ style: TextDocumentStyle) -> [UInt8]
+    /// One level of indentation where the document shows none.
+    var defaultIndentUnit: [UInt8] { get }
     /// Appends the text of a new dictionary key; `sibling` is the first byte of a neighbouring
     /// key's text (which tells its quoting), if there is one.
     mutating func appendKey(_ key: String, sibling: UInt8?, style: TextDocumentStyle, to out: inout ByteBuffer)
@@ -33,8 +37,6 @@ struct TextFreshContext {
     /// The first byte of the text the value replaces, or of a sibling value, which tells the
     /// quoting the document uses there; nil when there is none.
     var token: UInt8?
-    /// True for the document's root value.
-    var isRoot: Bool
     /// How many levels of nesting the value may still open.
     var depthLeft: Int
 }
@@ -122,7 +124,7 @@ struct TextSplice<Dialect: TextSpliceDialect>: ~Copyable {
             case .child(let node, let original, let current, let component):
                 try place(current, original: original, node: node, component: component, frames: &frames)
             case .fresh(let value, let indent, let token, let component):
-                try fresh(value, indent: indent, token: token, isRoot: false, path: Self.path(frames, component))
+                try fresh(value, indent: indent, token: token, path: Self.path(frames, component))
             case .key(let key, let sibling):
                 let style = style()
                 try dialect.appendKey(key, sibling: sibling, style: style, to: &out)
@@ -153,7 +155,7 @@ struct TextSplice<Dialect: TextSpliceDialect>: ~Copyable {
             } else {
                 let path = Self.path(frames, component)
                 let token = byte(at: note.isShortcut ? note.entryStart : note.start)
-                try fresh(current, indent: lineIndent(at: note.entryStart), token: token, isRoot: node == 0, path: path)
+                try fresh(current, indent: lineIndent(at: note.entryStart), token: token, path: path)
                 return
             }
         }
@@ -171,11 +173,10 @@ struct TextSplice<Dialect: TextSpliceDialect>: ~Copyable {
 
     /// Writes new text for a value at the depth of the open frames (`path` says where).
     private mutating func fresh(
-        _ value: PlistValue, indent: [UInt8], token: UInt8?, isRoot: Bool, path: PlistKeyPath
+        _ value: PlistValue, indent: [UInt8], token: UInt8?, path: PlistKeyPath
     ) throws(PlistError) {
         let depth = path.components.count
-        let context = TextFreshContext(
-            indent: indent, style: style(), token: token, isRoot: isRoot, depthLeft: max(0, maxDepth - depth))
+        let context = TextFreshContext(indent: indent, style: style(), token: token, depthLeft: max(0, maxDepth - depth))
         do {
             try dialect.appendValue(value, context, to: &out)
         } catch {
@@ -228,8 +229,7 @@ struct TextSplice<Dialect: TextSpliceDialect>: ~Copyable {
 
     private func detectStyle() -> TextDocumentStyle {
         let text = notes.text
-        let unitDefault: [UInt8] = dialect.keyMark == UInt8(ascii: "=") ? [0x09] : [0x20, 0x20]
-        var style = TextDocumentStyle(indentUnit: unitDefault)
+        var style = TextDocumentStyle(indentUnit: dialect.defaultIndentUnit)
         if let lf = text.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
             if text[lf] == 0x0D {
                 style.lineBreak = lf + 1 < text.count && text[lf + 1] == 0x0A ? [0x0D, 0x0A] : [0x0D]
