@@ -30,15 +30,14 @@ enum ConversionFormat: String, CaseIterable, ExpressibleByArgument {
         }
     }
 
-    /// The bytes of `document` in this format. XML and binary keep the document's own layout
-    /// when it is already in that format; JSON is compact as `plutil -convert json` writes it,
-    /// or indented with sorted keys as `plutil -r` writes it when `readable` is set.
+    /// The bytes of `document` in this format. A document already in that format keeps its own
+    /// layout (JSON with `readable` excepted); otherwise JSON is compact as `plutil -convert json`
+    /// writes it, or indented with sorted keys as `plutil -r` writes it when `readable` is set.
     func encode(_ document: PlistDocument, readable: Bool) throws(PlistError) -> Data {
+        if document.format == plistFormat, !(self == .json && readable) { return try Plist.write(document) }
         switch self {
         case .xml1, .binary1:
-            return document.format == plistFormat
-                ? try Plist.write(document)
-                : try Plist.write(document.value, as: plistFormat)
+            return try Plist.write(document.value, as: plistFormat)
         case .json:
             return Data(try JSONPlistWriter(readable ? .plutilPretty : []).write(document.value))
         case .openstep:
@@ -102,9 +101,10 @@ struct ConvertCommand: ParsableCommand {
             byte. Converting into the other format writes exactly what 'plutil -convert' writes.
 
             JSON is written compact, as 'plutil -convert json' writes it (keys in the file's \
-            order), or with -r indented with sorted keys, byte for byte as 'plutil -convert json -r'. \
-            Dates, data and a top-level scalar have no JSON form and fail as they do in plutil. \
-            openstep writes the old-style text format in Xcode's layout (plutil cannot write it).
+            order), or with -r indented with sorted keys, byte for byte as 'plutil -convert json -r'; \
+            a JSON file converted without -r keeps its own layout. Dates, data and a top-level \
+            scalar have no JSON form and fail as they do in plutil. openstep writes the old-style \
+            text format in Xcode's layout (plutil cannot write it).
 
             swift and objc write the value as a source-code constant, byte for byte as \
             'plutil -convert swift|objc' (the constant is named after the input file). The result \
@@ -281,10 +281,14 @@ struct ConversionPlan: Sendable {
 
     /// Whether reading `data` should keep layout notes: only a write into the format the input
     /// is already in follows them, and keeping them costs (an XML read with notes is up to twice
-    /// as slow).
+    /// as slow). `{` and `"` open OpenStep and JSON documents alike, so text into either keeps them.
     func keepsLayout(reading data: Data) -> Bool {
-        guard case .plist(let format) = target, format == .xml1 || format == .binary1 else { return false }
-        return data.withUnsafeBytes { PlistFormat.detect($0) } == format.plistFormat
+        guard case .plist(let format) = target, !(format == .json && readable) else { return false }
+        let detected = data.withUnsafeBytes { PlistFormat.detect($0) }
+        switch format {
+        case .xml1, .binary1: return detected == format.plistFormat
+        case .json, .openstep: return detected == .openStep || detected == .json
+        }
     }
 
     /// Reads, converts and writes one input; returns the bytes read and written.

@@ -9,8 +9,7 @@ struct RoundtripCommand: ParsableCommand {
         abstract: "Check that files come back unchanged from a rewrite and from conversion to every format.",
         discussion: """
             For each FILE: reads it; writes it back in its own format keeping its layout and checks \
-            that the bytes are the input's (binary and XML files; JSON and OpenStep files keep no \
-            layout notes and are not checked this way); then writes the value in each of binary1, \
+            that the bytes are the input's; then writes the value in each of binary1, \
             xml1, json and openstep that can hold it, reads that back, and compares the values as \
             'trove diff' does (dictionary key order is ignored).
 

@@ -84,6 +84,18 @@ struct ConvertTextFormatsCommandTests {
         #expect(decoded == (original as NSDictionary))
     }
 
+    @Test("an OpenStep or JSON file converted into its own format keeps its text; -r still re-indents JSON")
+    func textFilesKeepTheirTextInTheirOwnFormat() throws {
+        let directory = try TemporaryDirectory()
+        let strings = Data("/* Greeting */\n\"hello\" = 'Hello';\n".utf8)
+        let json = Data("{\n    \"b\": 1.0,\n    \"a\": [1, 2]\n}\n".utf8)
+        let stringsPath = try directory.write(strings, as: "Localizable.strings")
+        let jsonPath = try directory.write(json, as: "doc.json")
+        #expect(try trove("convert", "openstep", "-o", "-", stringsPath).stdout == strings)
+        #expect(try trove("convert", "json", "-o", "-", jsonPath).stdout == json)
+        #expect(try trove("convert", "json", "-r", "-o", "-", jsonPath).stdout == Data("{\n  \"a\" : [\n    1,\n    2\n  ],\n  \"b\" : 1\n}".utf8))
+    }
+
     @Test("openstep output reads back in Foundation as the same strings, arrays and dictionaries")
     func openStepReadsBackInFoundation() throws {
         let directory = try TemporaryDirectory()

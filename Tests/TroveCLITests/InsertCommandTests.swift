@@ -120,6 +120,47 @@ struct InsertCommandTests {
         #expect(try bytes(of: copy) == bytes(of: sample))
     }
 
+    @Test("an OpenStep file keeps its comments through replace, insert and remove, and a JSON file its layout")
+    func textFilesKeepTheirText() throws {
+        let directory = try TemporaryDirectory()
+        let project = """
+            // !$*UTF8*$!
+            {
+            \tname = Trove; // the product
+            \t/* Build settings */
+            \tsettings = {
+            \t\tSWIFT_VERSION = 5.0;
+            \t};
+            }
+
+            """
+        let path = try directory.write(Data(project.utf8), as: "project.pbxproj")
+        #expect(try trove("replace", "settings.SWIFT_VERSION", "--string", "6.0", path).status == 0)
+        var expected = project.replacingOccurrences(of: "5.0", with: "6.0")
+        #expect(String(decoding: try bytes(of: path), as: UTF8.self) == expected)
+        #expect(try trove("insert", "settings.TARGET", "--string", "macOS 15", path).status == 0)
+        expected = expected.replacingOccurrences(of: "6.0;\n", with: "6.0;\n\t\tTARGET = \"macOS 15\";\n")
+        #expect(String(decoding: try bytes(of: path), as: UTF8.self) == expected)
+        #expect(try trove("remove", "name", path).status == 0)
+        expected = expected.replacingOccurrences(of: "\tname = Trove; // the product\n", with: "")
+        #expect(String(decoding: try bytes(of: path), as: UTF8.self) == expected)
+
+        let json = """
+            {
+                "name": "Trove",
+                "tags": ["plist", "json"],
+                "version": 1.0
+            }
+
+            """
+        let jsonPath = try directory.write(Data(json.utf8), as: "package.json")
+        #expect(try trove("insert", "tags", "--string", "text", "--append", jsonPath).status == 0)
+        #expect(try trove("remove", "version", jsonPath).status == 0)
+        let edited = json.replacingOccurrences(of: #""json"]"#, with: #""json", "text"]"#)
+            .replacingOccurrences(of: ",\n    \"version\": 1.0", with: "")
+        #expect(String(decoding: try bytes(of: jsonPath), as: UTF8.self) == edited)
+    }
+
     @Test("a JSON file stays JSON, compact or with -r as plutil -r writes it", .enabled(if: TestEnvironment.hasPlutil, "plutil not found"))
     func jsonFileStaysJSON() throws {
         let directory = try TemporaryDirectory()

@@ -74,6 +74,34 @@ struct PlistStoreTests {
         #expect(try PlistStore(path: path).load() == ["Only": "one"])
     }
 
+    @Test("an OpenStep or JSON file keeps its comments and layout when an edited value is saved", arguments: [
+        (
+            "Localizable.strings",
+            "/* Greeting */\n\"hello\" = \"Hello\";\n\n/* Farewell */\n\"bye\" = \"Bye\";\n",
+            "/* Greeting */\n\"hello\" = \"Hi\";\n\n/* Farewell */\n\"bye\" = \"Bye\";\n\"new\" = \"New\";\n"
+        ),
+        (
+            "settings.json",
+            "{\n    \"hello\" : \"Hello\",\n    \"bye\" : \"Bye\"\n}\n",
+            "{\n    \"hello\" : \"Hi\",\n    \"bye\" : \"Bye\",\n    \"new\" : \"New\"\n}\n"
+        ),
+    ])
+    func textFileSavesKeepTheText(name: String, original: String, expected: String) throws {
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent(name).path
+        try Data(original.utf8).write(to: URL(fileURLWithPath: path))
+        let store = PlistStore(path: path)
+        var value = try #require(try store.load())
+        try store.save(value)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == original)
+        try value.replace("Hi", at: "hello")
+        try value.insert("New", at: "new")
+        try store.save(value)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
+        #expect(try PlistStore(path: path).load() == value)
+    }
+
     @Test("a new file's type comes from its extension, else binary")
     func newFileTypeFromExtension() throws {
         let directory = try Self.scratchDirectory()

@@ -20,6 +20,7 @@ public enum FuzzChecks {
         }
         checkRoundTrip(document, origin: "\(format.displayName) reader")
         checkStandardLayoutKept(document, input: bytes)
+        checkTextKept(document, input: bytes)
     }
 
     /// With `TROVE_FUZZ_STRICT_ERRORS=1` in the environment, a refusal must also say which format
@@ -51,6 +52,7 @@ public enum FuzzChecks {
         guard let document = try? Plist.read(bytes: bytes) else { return }
         checkRoundTrip(document, origin: "Plist.read (\(document.format.displayName))")
         checkStandardLayoutKept(document, input: bytes)
+        checkTextKept(document, input: bytes)
         let binary: Data
         do {
             binary = try Plist.write(document.value, as: .binary)
@@ -116,8 +118,25 @@ public enum FuzzChecks {
         require(lossless == standard, "the lossless \(document.format.displayName) writer changed a document in its own standard layout")
     }
 
+    /// An OpenStep or JSON document written back with its layout notes is its input, byte for
+    /// byte, whatever the input was.
+    static func checkTextKept(_ document: PlistDocument, input: UnsafeRawBufferPointer) {
+        guard document.format == .openStep || document.format == .json else { return }
+        require(document.layout != nil, "the \(document.format.displayName) reader kept no layout notes")
+        let lossless: Data
+        do {
+            lossless = try Plist.write(document)
+        } catch {
+            fail("the lossless \(document.format.displayName) writer refused a document it read: \(error)")
+        }
+        if lossless.elementsEqual(input) { return }
+        fail("the lossless \(document.format.displayName) rewrite is not the input: \(firstDifference(lossless, Data(input)))")
+    }
+
     /// The lossless writer for binary and XML (which follow layout notes); the standard writer
-    /// otherwise. JSON is written with fragments allowed because the reader accepts a top-level scalar.
+    /// for OpenStep and JSON, whose lossless writer only copies the text back (checked by
+    /// `checkTextKept`). JSON is written with fragments allowed because the reader accepts a
+    /// top-level scalar.
     static func encode(_ document: PlistDocument) throws(PlistError) -> Data {
         switch document.format {
         case .binary, .xml: return try Plist.write(document)
@@ -144,9 +163,11 @@ public enum FuzzChecks {
             let (value, layout) = try XMLPlistReader().read(bytes)
             return PlistDocument(value: value, format: .xml, layout: layout.map { .xml($0) })
         case .openStep:
-            return PlistDocument(value: try OpenStepPlistReader().read(bytes), format: .openStep)
+            let (value, layout) = try OpenStepPlistReader().read(bytes, keepingLayout: true)
+            return PlistDocument(value: value, format: .openStep, layout: layout.map { .openStep($0) })
         case .json:
-            return PlistDocument(value: try JSONPlistReader().read(bytes), format: .json)
+            let (value, layout) = try JSONPlistReader().read(bytes, keepingLayout: true)
+            return PlistDocument(value: value, format: .json, layout: layout.map { .json($0) })
         }
     }
 

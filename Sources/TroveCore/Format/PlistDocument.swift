@@ -5,8 +5,9 @@ import Foundation
 ///
 /// The layout notes are what make a rewrite lossless: writing an unchanged document back in its
 /// own format reproduces the input byte for byte, and after an edit only the bytes that depend on
-/// the edit change. They describe the file's shape (object order and sharing, integer widths,
-/// spellings, whitespace), never a copy of its bytes, so they stay valid while ``value`` is edited.
+/// the edit change. Binary and XML notes describe the file's shape (object order and sharing,
+/// integer widths, spellings, whitespace), never a copy of its bytes; OpenStep and JSON notes keep
+/// the text and the value it was read as. Either way they stay valid while ``value`` is edited.
 public struct PlistDocument: Sendable {
     /// The decoded value. Edit it freely; the notes follow it by position.
     public var value: PlistValue
@@ -29,6 +30,10 @@ public enum PlistLayout: Sendable {
     case binary(BinaryLayout)
     /// Notes on an XML document's spelling and whitespace.
     case xml(XMLLayout)
+    /// An old-style (OpenStep) document's text, and where each value lies in it.
+    case openStep(OpenStepLayout)
+    /// A JSON document's text, and where each value lies in it.
+    case json(JSONLayout)
 }
 
 /// Options for reading, passed through to the format's reader.

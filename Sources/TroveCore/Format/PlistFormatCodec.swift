@@ -93,7 +93,8 @@ extension OpenStepPlistReader: PlistFormatReader {
     public var format: PlistFormat { .openStep }
 
     public func readDocument(_ bytes: UnsafeRawBufferPointer, keepingLayout: Bool) throws(PlistError) -> PlistDocument {
-        PlistDocument(value: try read(bytes), format: .openStep)
+        let (value, layout) = try read(bytes, keepingLayout: keepingLayout)
+        return PlistDocument(value: value, format: .openStep, layout: layout.map { .openStep($0) })
     }
 }
 
@@ -101,7 +102,8 @@ extension JSONPlistReader: PlistFormatReader {
     public var format: PlistFormat { .json }
 
     public func readDocument(_ bytes: UnsafeRawBufferPointer, keepingLayout: Bool) throws(PlistError) -> PlistDocument {
-        PlistDocument(value: try read(bytes), format: .json)
+        let (value, layout) = try read(bytes, keepingLayout: keepingLayout)
+        return PlistDocument(value: value, format: .json, layout: layout.map { .json($0) })
     }
 }
 
@@ -131,7 +133,10 @@ extension OpenStepPlistWriter: PlistFormatWriter {
     public var format: PlistFormat { .openStep }
 
     public func writeDocument(_ document: PlistDocument) throws(PlistError) -> Data {
-        Data(try write(document.value))
+        guard case .openStep(let layout)? = document.layout, document.format == .openStep else {
+            return Data(try write(document.value))
+        }
+        return try writeData(document.value, layout: layout)
     }
 }
 
@@ -139,6 +144,9 @@ extension JSONPlistWriter: PlistFormatWriter {
     public var format: PlistFormat { .json }
 
     public func writeDocument(_ document: PlistDocument) throws(PlistError) -> Data {
-        try writeData(document.value)
+        guard case .json(let layout)? = document.layout, document.format == .json else {
+            return try writeData(document.value)
+        }
+        return try writeData(document.value, layout: layout)
     }
 }

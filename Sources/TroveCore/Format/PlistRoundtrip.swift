@@ -68,8 +68,7 @@ public struct PlistRoundtripReport: Sendable {
 
     private static func checkLossless(_ document: PlistDocument, input: Data) -> Outcome {
         guard document.layout != nil else {
-            return .skipped(
-                "\(document.format.displayName) files keep no layout notes; a rewrite uses the standard layout")
+            return .skipped("the document has no layout notes (read without them, or too long to note); a rewrite uses the standard layout")
         }
         let output: Data
         do {

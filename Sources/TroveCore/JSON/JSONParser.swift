@@ -8,12 +8,15 @@ struct JSONParser {
     private var pos = 0
     /// The containers being read, and the accounting of the limits.
     private var tree: TextTreeBuilder
+    /// Where each value's text lies, when layout notes were asked for.
+    private(set) var layout: TextLayoutRecorder?
 
-    init(text: UnsafeBufferPointer<UInt8>, limits: PlistLimits, allowsTrailingCommas: Bool) {
+    init(text: UnsafeBufferPointer<UInt8>, limits: PlistLimits, allowsTrailingCommas: Bool, keepingLayout: Bool = false) {
         self.text = text
         self.limits = limits
         self.allowsTrailingCommas = allowsTrailingCommas
         tree = TextTreeBuilder(limits: limits)
+        if keepingLayout, TextLayoutRecorder.fits(text) { layout = TextLayoutRecorder() }
     }
 
     private typealias Frame = TextContainerFrame
@@ -51,6 +54,7 @@ struct JSONParser {
                 skipWhitespace()
                 if pos < text.count, text[pos] == UInt8(ascii: "]"), let top = tree.top {
                     pos += 1
+                    layout?.closeContainer(at: pos)
                     step = .finished(tree.close(top))
                 } else {
                     step = .value
@@ -60,12 +64,13 @@ struct JSONParser {
                 guard pos < text.count, let top = tree.top else { throw unterminated() }
                 if text[pos] == UInt8(ascii: "}"), !afterComma || allowsTrailingCommas {
                     pos += 1
-                    step = .finished(tree.close(top))
+                    step = .finished(closeObject(top))
                     continue
                 }
                 guard text[pos] == UInt8(ascii: "\"") else {
                     throw fail(.syntax, at: pos, "expected a string key\(afterComma ? "" : " or '}'"), found \(describe(at: pos))")
                 }
+                layout?.key(at: pos)
                 let key = try parseString()
                 skipWhitespace()
                 guard pos < text.count else { throw unterminated() }
@@ -82,31 +87,47 @@ struct JSONParser {
     private mutating func startValue() throws(PlistError) -> Step {
         skipWhitespace()
         guard pos < text.count else { throw unterminated() }
+        layout?.beginValue(at: pos)
+        let scalar: PlistValue
         switch text[pos] {
         case UInt8(ascii: "{"):
             try push(.dictionary)
             pos += 1
+            layout?.openContainer()
             return .keyOrEnd(afterComma: false)
         case UInt8(ascii: "["):
             try push(.array)
             pos += 1
+            layout?.openContainer()
             return .firstElementOrEnd
         case UInt8(ascii: "\""):
-            return .finished(.string(try parseString()))
+            scalar = .string(try parseString())
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return .finished(try parseNumber())
+            scalar = try parseNumber()
         case UInt8(ascii: "t"):
             try expectLiteral("true")
-            return .finished(.bool(true))
+            scalar = .bool(true)
         case UInt8(ascii: "f"):
             try expectLiteral("false")
-            return .finished(.bool(false))
+            scalar = .bool(false)
         case UInt8(ascii: "n"):
             try expectLiteral("null")
-            return .finished(.null)
+            scalar = .null
         default:
             throw fail(.syntax, at: pos, "unexpected \(describe(at: pos)) where a JSON value should start")
         }
+        layout?.endScalar(at: pos)
+        return .finished(scalar)
+    }
+
+    /// Closes the object on top of the stack, whose `}` was just read.
+    private mutating func closeObject(_ top: Frame) -> PlistValue {
+        layout?.closeContainer(at: pos)
+        let closed = tree.close(top)
+        if layout != nil, case .dictionary(let entries) = closed {
+            layout?.closedDictionary(keys: top.keys, as: entries)
+        }
+        return closed
     }
 
     private mutating func deliver(_ value: PlistValue, into top: Frame) throws(PlistError) -> Step {
@@ -116,15 +137,18 @@ struct JSONParser {
             guard pos < text.count else { throw unterminated() }
             switch text[pos] {
             case UInt8(ascii: ","):
+                layout?.separator(at: pos)
                 pos += 1
                 skipWhitespace()
                 if allowsTrailingCommas, pos < text.count, text[pos] == UInt8(ascii: "]") {
                     pos += 1
+                    layout?.closeContainer(at: pos)
                     return .finished(tree.close(top))
                 }
                 return .value
             case UInt8(ascii: "]"):
                 pos += 1
+                layout?.closeContainer(at: pos)
                 return .finished(tree.close(top))
             default:
                 throw fail(.syntax, at: pos, "expected ',' or ']' after an array element, found \(describe(at: pos))")
@@ -135,12 +159,13 @@ struct JSONParser {
         guard pos < text.count else { throw unterminated() }
         switch text[pos] {
         case UInt8(ascii: ","):
+            layout?.separator(at: pos)
             pos += 1
             top.pendingKey = nil
             return .keyOrEnd(afterComma: true)
         case UInt8(ascii: "}"):
             pos += 1
-            return .finished(tree.close(top))
+            return .finished(closeObject(top))
         default:
             throw fail(.syntax, at: pos, "expected ',' or '}' after the value for key \"\(key)\", found \(describe(at: pos))")
         }

@@ -41,12 +41,27 @@ public struct JSONPlistReader: Sendable {
     ///
     /// - Throws: ``PlistError`` with format ``PlistFormat/json`` and a line:column location.
     public func read(_ bytes: UnsafeRawBufferPointer) throws(PlistError) -> PlistValue {
-        let text = try UnicodeTranscoder.utf8Text(bytes, encoding: .sniffed(bytes), format: .json)
-        let result: Result<PlistValue, PlistError> = text.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(text: buffer, limits: limits, allowsTrailingCommas: !options.contains(.strict))
-            return Result { () throws(PlistError) in try parser.parseDocument() }
+        try read(bytes, keepingLayout: false).value
+    }
+
+    /// Reads one JSON document and, with `keepingLayout`, the notes that let
+    /// ``JSONPlistWriter/write(_:layout:)`` write it back unchanged (nil for a document too long
+    /// to note, over 2 GB of text).
+    ///
+    /// - Throws: ``PlistError`` with format ``PlistFormat/json`` and a line:column location.
+    public func read(
+        _ bytes: UnsafeRawBufferPointer, keepingLayout: Bool
+    ) throws(PlistError) -> (value: PlistValue, layout: JSONLayout?) {
+        let encoding = UnicodeTextEncoding.sniffed(bytes)
+        let text = try UnicodeTranscoder.utf8Text(bytes, encoding: encoding, format: .json)
+        let result: Result<(PlistValue, TextLayoutRecorder?), PlistError> = text.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(
+                text: buffer, limits: limits, allowsTrailingCommas: !options.contains(.strict),
+                keepingLayout: keepingLayout)
+            return Result { () throws(PlistError) in (try parser.parseDocument(), parser.layout) }
         }
-        return try result.get()
+        let (value, recorder) = try result.get()
+        return (value, recorder.map { JSONLayout(notes: $0.notes(text: text, value: value), encoding: encoding) })
     }
 
     /// Reads one JSON document from a byte array.

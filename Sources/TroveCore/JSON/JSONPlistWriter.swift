@@ -76,6 +76,41 @@ public struct JSONPlistWriter: Sendable {
         try encode(value).data()
     }
 
+    /// The document for `value` over the text `layout` was read from, in that text's encoding:
+    /// an unchanged value gives back the input byte for byte, and an edited one differs only in
+    /// the text of what changed (see ``JSONLayout``). ``Options/prettyPrinted`` and
+    /// ``Options/sortedKeys`` ask for a layout of their own, so with either the layout is not
+    /// followed. A top-level scalar is allowed where the document had one. Without a layout, the
+    /// same as ``write(_:)``.
+    public func write(_ value: PlistValue, layout: JSONLayout?) throws(PlistError) -> [UInt8] {
+        guard let layout, followsLayout(layout, for: value) else { return try write(value) }
+        let text = try splice(value, layout).array
+        return layout.encoding == .utf8(skip: 0) ? text : layout.encoding.encode(text)
+    }
+
+    /// The same document as `Data` that owns the writer's buffer when the text is UTF-8, so that
+    /// `Plist.write` does not copy it again.
+    func writeData(_ value: PlistValue, layout: JSONLayout?) throws(PlistError) -> Data {
+        guard let layout, followsLayout(layout, for: value) else { return try writeData(value) }
+        let text = try splice(value, layout)
+        if layout.encoding == .utf8(skip: 0) { return text.data() }
+        return Data(layout.encoding.encode(text.array))
+    }
+
+    /// Whether `layout` is followed for `value`: not when the options ask for a layout of their
+    /// own, nor for a top-level scalar where the document had a container (the standard writer
+    /// then refuses it, or writes it with ``Options/allowsFragments``).
+    private func followsLayout(_ layout: JSONLayout, for value: PlistValue) -> Bool {
+        options.isSubset(of: .allowsFragments) && (value.isContainer || !layout.notes.value.isContainer)
+    }
+
+    /// `value` written over the text of `layout`, in UTF-8.
+    private func splice(_ value: PlistValue, _ layout: JSONLayout) throws(PlistError) -> ByteBuffer {
+        var splice = TextSplice(notes: layout.notes, dialect: JSONSpliceDialect(limits: limits), maxDepth: maxDepth)
+        try splice.write(value)
+        return splice.out
+    }
+
     private func encode(_ value: PlistValue) throws(PlistError) -> ByteBuffer {
         if !value.isContainer && !options.contains(.allowsFragments) {
             throw PlistError(
@@ -95,7 +130,7 @@ public struct JSONPlistWriter: Sendable {
 /// at the depth ceiling fits a small thread stack. The stack is a local of `write(_:)`'s loop,
 /// which lends each child to `writeNode(_:in:)` straight from it; it also gives the key path
 /// of an error.
-private struct JSONOutput: ~Copyable {
+struct JSONOutput: ~Copyable {
     let pretty: Bool
     let sorted: Bool
     let maxDepth: Int

@@ -13,12 +13,15 @@ struct OpenStepParser {
     var pos = 0
     /// The containers being read, and the accounting of the limits.
     private var tree: TextTreeBuilder
+    /// Where each value's text lies, when layout notes were asked for.
+    private(set) var layout: TextLayoutRecorder?
 
-    init(text: UnsafeBufferPointer<UInt8>, limits: PlistLimits, allowsGNUstep: Bool) {
+    init(text: UnsafeBufferPointer<UInt8>, limits: PlistLimits, allowsGNUstep: Bool, keepingLayout: Bool = false) {
         self.text = text
         self.limits = limits
         self.allowsGNUstep = allowsGNUstep
         tree = TextTreeBuilder(limits: limits)
+        if keepingLayout, TextLayoutRecorder.fits(text) { layout = TextLayoutRecorder() }
     }
 
     private typealias Frame = TextContainerFrame
@@ -37,6 +40,7 @@ struct OpenStepParser {
     mutating func parseDocument() throws(PlistError) -> PlistValue {
         guard skipSpace() else {
             // Whitespace and comments only: CF defines this as an empty dictionary.
+            layout?.restartBraceless()
             return .dictionary(PlistDictionary())
         }
         let begin = pos
@@ -49,6 +53,7 @@ struct OpenStepParser {
         // beginning as the entries of a dictionary without braces.
         pos = begin
         tree.restart(with: .braceLessDictionary, at: begin)
+        layout?.restartBraceless()
         return try run(from: .dictionaryKeyOrEnd)
     }
 
@@ -67,6 +72,7 @@ struct OpenStepParser {
                 guard skipSpace() else { throw unterminated() }
                 if text[pos] == UInt8(ascii: ")"), let top = tree.top {
                     pos += 1
+                    layout?.closeContainer(at: pos)
                     step = .finished(tree.close(top))
                 } else if startsValue(text[pos]) {
                     step = .value
@@ -79,7 +85,12 @@ struct OpenStepParser {
                     step = next
                 } else {
                     // The brace-less `.strings` body ends at the first non-key; CF ignores the rest.
-                    return tree.finished(top)
+                    let body = tree.finished(top)
+                    if layout != nil, case .dictionary(let entries) = body {
+                        layout?.endBraceless()
+                        layout?.closedDictionary(keys: top.keys, as: entries)
+                    }
+                    return body
                 }
             }
         }
@@ -89,25 +100,31 @@ struct OpenStepParser {
     private mutating func startValue() throws(PlistError) -> Step {
         guard skipSpace() else { throw unterminated() }
         let c = text[pos]
+        layout?.beginValue(at: pos)
+        let scalar: PlistValue
         switch c {
         case UInt8(ascii: "{"):
             try push(.dictionary)
             pos += 1
+            layout?.openContainer()
             return .dictionaryKeyOrEnd
         case UInt8(ascii: "("):
             try push(.array)
             pos += 1
+            layout?.openContainer()
             return .arrayElementOrEnd
         case UInt8(ascii: "<"):
-            return .finished(try parseAngleBracketValue())
+            scalar = try parseAngleBracketValue()
         case UInt8(ascii: "\""), UInt8(ascii: "'"):
-            return .finished(.string(try parseQuotedString()))
+            scalar = .string(try parseQuotedString())
         default:
             guard Self.isUnquotedCharacter(c) else {
                 throw fail(.syntax, at: pos, "unexpected \(describe(at: pos)) where a value should start")
             }
-            return .finished(.string(parseUnquotedString()))
+            scalar = .string(parseUnquotedString())
         }
+        layout?.endScalar(at: pos)
+        return .finished(scalar)
     }
 
     /// Adds a finished value to the container on top of the stack and says what comes next.
@@ -117,10 +134,12 @@ struct OpenStepParser {
             guard skipSpace() else { throw unterminated() }
             switch text[pos] {
             case UInt8(ascii: ","):
+                layout?.separator(at: pos)
                 pos += 1
                 return .arrayElementOrEnd
             case UInt8(ascii: ")"):
                 pos += 1
+                layout?.closeContainer(at: pos)
                 return .finished(tree.close(top))
             default:
                 throw fail(.syntax, at: pos, "expected ',' or ')' after an array element, found \(describe(at: pos))")
@@ -135,6 +154,7 @@ struct OpenStepParser {
                 "missing ';' after the value for key \"\(key)\", found \(found)")
         }
         top.pendingKey = nil
+        layout?.separator(at: pos)
         pos += 1
         return .dictionaryKeyOrEnd
     }
@@ -152,16 +172,25 @@ struct OpenStepParser {
                 throw fail(.syntax, at: pos, "expected a string key or '}' in the dictionary, found \(describe(at: pos))")
             }
             pos += 1
-            return .finished(tree.close(top))
+            layout?.closeContainer(at: pos)
+            let closed = tree.close(top)
+            if layout != nil, case .dictionary(let entries) = closed {
+                layout?.closedDictionary(keys: top.keys, as: entries)
+            }
+            return .finished(closed)
         }
+        layout?.key(at: pos)
         let key = text[pos] == UInt8(ascii: "\"") || text[pos] == UInt8(ascii: "'")
             ? try parseQuotedString() : parseUnquotedString()
+        let keyEnd = pos
         guard skipSpace() else {
             throw fail(.unexpectedEnd, at: pos, "the document ended after key \"\(key)\"; expected '=' or ';'")
         }
         switch text[pos] {
         case UInt8(ascii: ";"):
             // The strings-file shortcut: a key alone maps to itself.
+            layout?.shortcutValue(at: keyEnd)
+            layout?.separator(at: pos)
             pos += 1
             try count(.string(key), key: key)
             top.add(.string(key), forKey: key)

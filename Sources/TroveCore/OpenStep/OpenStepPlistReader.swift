@@ -58,16 +58,30 @@ public struct OpenStepPlistReader: Sendable {
     ///
     /// - Throws: ``PlistError`` with format ``PlistFormat/openStep`` and a line:column location.
     public func read(_ bytes: UnsafeRawBufferPointer) throws(PlistError) -> PlistValue {
+        try read(bytes, keepingLayout: false).value
+    }
+
+    /// Reads one old-style document and, with `keepingLayout`, the notes that let
+    /// ``OpenStepPlistWriter/write(_:layout:)`` write it back unchanged (nil for a document too
+    /// long to note, over 2 GB of text).
+    ///
+    /// - Throws: ``PlistError`` with format ``PlistFormat/openStep`` and a line:column location.
+    public func read(
+        _ bytes: UnsafeRawBufferPointer, keepingLayout: Bool
+    ) throws(PlistError) -> (value: PlistValue, layout: OpenStepLayout?) {
         if bytes.isEmpty {
             throw PlistError(.unexpectedEnd, format: .openStep, "the document is empty (zero bytes)")
         }
-        let text = try UnicodeTranscoder.utf8Text(bytes, encoding: .fromByteOrderMark(bytes), format: .openStep)
-        let result: Result<PlistValue, PlistError> = text.withUnsafeBufferPointer { buffer in
+        let encoding = UnicodeTextEncoding.fromByteOrderMark(bytes)
+        let text = try UnicodeTranscoder.utf8Text(bytes, encoding: encoding, format: .openStep)
+        let result: Result<(PlistValue, TextLayoutRecorder?), PlistError> = text.withUnsafeBufferPointer { buffer in
             var parser = OpenStepParser(
-                text: buffer, limits: limits, allowsGNUstep: options.contains(.gnustepExtensions))
-            return Result { () throws(PlistError) in try parser.parseDocument() }
+                text: buffer, limits: limits, allowsGNUstep: options.contains(.gnustepExtensions),
+                keepingLayout: keepingLayout)
+            return Result { () throws(PlistError) in (try parser.parseDocument(), parser.layout) }
         }
-        return try result.get()
+        let (value, recorder) = try result.get()
+        return (value, recorder.map { OpenStepLayout(notes: $0.notes(text: text, value: value), encoding: encoding) })
     }
 
     /// Reads one old-style document from a byte array.

@@ -86,6 +86,37 @@ public struct OpenStepPlistWriter: Sendable {
         output.bytes.append(0x0A)
         return output.bytes
     }
+
+    /// The document for `value` over the text `layout` was read from, in that text's encoding:
+    /// an unchanged value gives back the input byte for byte, and an edited one differs only in
+    /// the text of what changed (see ``OpenStepLayout``). New text follows the document's style
+    /// and this writer's options; ``Options/sortedKeys`` cannot keep a document's order, so with
+    /// it the layout is not followed. Without a layout, the same as ``write(_:)``.
+    public func write(_ value: PlistValue, layout: OpenStepLayout?) throws(PlistError) -> [UInt8] {
+        guard let layout, !options.contains(.sortedKeys) else { return try write(value) }
+        let text = try splice(value, layout)
+        // A `.strings` body whose every entry was removed can leave nothing, which does not read.
+        if text.count == 0 { return try write(value) }
+        return layout.encoding == .utf8(skip: 0) ? text.array : layout.encoding.encode(text.array)
+    }
+
+    /// The same document as `Data` that owns the writer's buffer when the text is UTF-8, so that
+    /// `Plist.write` does not copy it again.
+    func writeData(_ value: PlistValue, layout: OpenStepLayout?) throws(PlistError) -> Data {
+        guard let layout, !options.contains(.sortedKeys) else { return Data(try write(value)) }
+        let text = try splice(value, layout)
+        if text.count == 0 { return Data(try write(value)) }
+        if layout.encoding == .utf8(skip: 0) { return text.data() }
+        return Data(layout.encoding.encode(text.array))
+    }
+
+    /// `value` written over the text of `layout`, in UTF-8.
+    private func splice(_ value: PlistValue, _ layout: OpenStepLayout) throws(PlistError) -> ByteBuffer {
+        var splice = TextSplice(
+            notes: layout.notes, dialect: OpenStepSpliceDialect(options: options, limits: limits), maxDepth: maxDepth)
+        try splice.write(value)
+        return splice.out
+    }
 }
 
 /// The text being written.
@@ -94,12 +125,15 @@ public struct OpenStepPlistWriter: Sendable {
 /// at the depth ceiling fits a small thread stack. The stack is a local of `write(_:)`'s loop,
 /// which lends each child to `writeNode(_:in:)` straight from it; it also gives the key path
 /// of an error.
-private struct OpenStepOutput {
+struct OpenStepOutput {
     let options: OpenStepPlistWriter.Options
     let maxDepth: Int
     var bytes: [UInt8] = []
     /// Counts what is written, so a shared container cannot expand without end.
     var meter = LimitMeter(limits: .default)
+    /// Quote a scalar written as the whole output even when it could stand bare: it replaces a
+    /// quoted one in a document being edited.
+    var quotesRootScalar = false
 
     init(options: OpenStepPlistWriter.Options, maxDepth: Int) {
         self.options = options
@@ -141,21 +175,26 @@ private struct OpenStepOutput {
             throw meter.limits.error(
                 exceeding: exceeded, format: .openStep, keyPath: PlistContainerCursor.keyPath(open))
         }
+        let quoted = open.isEmpty && quotesRootScalar
         switch value {
         case .string(let s):
             // Format detection looks at the first bytes: a bare root string starting with
             // `bplist` would be taken for a binary plist, so the root is quoted then.
-            writeString(s, forcingQuotes: open.isEmpty && s.utf8.starts(with: "bplist".utf8))
+            writeString(s, forcingQuotes: quoted || (open.isEmpty && s.utf8.starts(with: "bplist".utf8)))
         case .integer(let i):
-            if options.contains(.gnustepTyped) { writeRaw("<*I\(i)>") } else { writeString(i.description) }
+            if options.contains(.gnustepTyped) { writeRaw("<*I\(i)>") } else { writeString(i.description, forcingQuotes: quoted) }
         case .real(let r):
             let text = OpenStepNumberText.real(r)
-            if options.contains(.gnustepTyped) { writeRaw("<*R\(text)>") } else { writeString(text) }
+            if options.contains(.gnustepTyped) { writeRaw("<*R\(text)>") } else { writeString(text, forcingQuotes: quoted) }
         case .bool(let b):
-            if options.contains(.gnustepTyped) { writeRaw(b ? "<*BY>" : "<*BN>") } else { writeString(b ? "YES" : "NO") }
+            if options.contains(.gnustepTyped) {
+                writeRaw(b ? "<*BY>" : "<*BN>")
+            } else {
+                writeString(b ? "YES" : "NO", forcingQuotes: quoted)
+            }
         case .date(let d):
             let text = OpenStepDates.gnustepString(d)
-            if options.contains(.gnustepTyped) { writeRaw("<*D\(text)>") } else { writeString(text) }
+            if options.contains(.gnustepTyped) { writeRaw("<*D\(text)>") } else { writeString(text, forcingQuotes: quoted) }
         case .data(let data):
             writeData(data)
         case .array(let items):
@@ -219,7 +258,7 @@ private struct OpenStepOutput {
     }
 
     /// Writes a string bare when the reader would read it back unchanged, quoted otherwise.
-    private mutating func writeString(_ s: String, forcingQuotes: Bool = false) {
+    mutating func writeString(_ s: String, forcingQuotes: Bool = false) {
         if !forcingQuotes, Self.canStayUnquoted(s) {
             bytes.append(contentsOf: s.utf8)
             return

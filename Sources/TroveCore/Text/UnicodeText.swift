@@ -1,6 +1,6 @@
 /// The Unicode encodings a text property list can arrive in, and how many bytes of byte-order
 /// mark precede the text.
-enum UnicodeTextEncoding: Equatable {
+enum UnicodeTextEncoding: Equatable, Sendable {
     case utf8(skip: Int)
     case utf16(bigEndian: Bool, skip: Int)
     case utf32(bigEndian: Bool, skip: Int)
@@ -32,6 +32,38 @@ enum UnicodeTextEncoding: Equatable {
             if b[0] != 0, b[1] == 0 { return .utf16(bigEndian: false, skip: 0) }
         }
         return .utf8(skip: 0)
+    }
+}
+
+extension UnicodeTextEncoding {
+    /// Valid UTF-8 `text` in this encoding, after the byte-order mark the text was read with: the
+    /// way back from ``UnicodeTranscoder/utf8Text(_:encoding:format:)``.
+    func encode(_ text: [UInt8]) -> [UInt8] {
+        switch self {
+        case .utf8(let skip):
+            return skip == 0 ? text : [0xEF, 0xBB, 0xBF] + text
+        case .utf16(let bigEndian, let skip):
+            var output: [UInt8] = []
+            output.reserveCapacity(text.count * 2 + skip)
+            func append(_ unit: UInt16) {
+                let high = UInt8(truncatingIfNeeded: unit >> 8), low = UInt8(truncatingIfNeeded: unit)
+                output.append(bigEndian ? high : low)
+                output.append(bigEndian ? low : high)
+            }
+            if skip > 0 { append(0xFEFF) }
+            for unit in String(decoding: text, as: UTF8.self).utf16 { append(unit) }
+            return output
+        case .utf32(let bigEndian, let skip):
+            var output: [UInt8] = []
+            output.reserveCapacity(text.count * 4 + skip)
+            func append(_ value: UInt32) {
+                let bytes = (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) }
+                output.append(contentsOf: bigEndian ? bytes : bytes.reversed())
+            }
+            if skip > 0 { append(0xFEFF) }
+            for scalar in String(decoding: text, as: UTF8.self).unicodeScalars { append(scalar.value) }
+            return output
+        }
     }
 }
 
