@@ -107,17 +107,12 @@ final class DecodingContext: Decoder {
         return result
     }
 
-    /// What the first types met are: an array the decoder fills itself, or nil. The dynamic cast
-    /// then runs once per type rather than once per value.
-    @exclusivity(unchecked) private var arrayTypes: [(type: ObjectIdentifier, array: (any DecodedArray.Type)?)] = []
+    /// Which types are arrays the decoder fills itself.
+    @exclusivity(unchecked) private var arrayTypes = TypeMemo<(any DecodedArray.Type)?>()
 
     @inline(__always)
     private func arrayType<T>(_ type: T.Type) -> (any DecodedArray.Type)? {
-        let id = ObjectIdentifier(type)
-        for known in arrayTypes where known.type == id { return known.array }
-        let array = type as? any DecodedArray.Type
-        if arrayTypes.count < 16 { arrayTypes.append((id, array)) }
-        return array
+        arrayTypes.answer(for: type) { $0 as? any DecodedArray.Type }
     }
 
     @inline(__always)

@@ -149,18 +149,12 @@ final class EncodingContext: Encoder {
         return storage.removeLast()
     }
 
-    /// What the first types met are: a collection the encoder writes itself, or nil. The
-    /// dynamic cast, which costs more than the rest of a small value's encoding, then runs once
-    /// per type rather than once per value.
-    @exclusivity(unchecked) private var collectionTypes: [(type: ObjectIdentifier, collection: (any EncodedCollection.Type)?)] = []
+    /// Which types are collections the encoder writes itself.
+    @exclusivity(unchecked) private var collectionTypes = TypeMemo<(any EncodedCollection.Type)?>()
 
     @inline(__always)
     private func collectionType<T>(_ type: T.Type) -> (any EncodedCollection.Type)? {
-        let id = ObjectIdentifier(type)
-        for known in collectionTypes where known.type == id { return known.collection }
-        let collection = type as? any EncodedCollection.Type
-        if collectionTypes.count < 16 { collectionTypes.append((id, collection)) }
-        return collection
+        collectionTypes.answer(for: type) { $0 as? any EncodedCollection.Type }
     }
 
     /// The node of a value whose type the encoder spells itself, or nil.
