@@ -375,7 +375,9 @@ struct ScalarTable {
     /// The strings of the ``Kind/utf16`` entries.
     private(set) var strings: [String] = []
     /// 0 for an empty slot, else an entry's position plus one.
-    private var slots = [Int](repeating: 0, count: 1024)
+    /// 32 bits a slot, half the table of full-width positions: on a document of mostly distinct
+    /// scalars every lookup of a new one misses the cache here, and a smaller table misses less.
+    private var slots = [UInt32](repeating: 0, count: 1024)
 
     init() {
         entries.reserveCapacity(512)
@@ -455,7 +457,7 @@ struct ScalarTable {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
-            let occupant = slots[slot]
+            let occupant = Int(slots[slot])
             if occupant == 0 { return nil }
             if hashes[occupant - 1] == hash {
                 let entry = entries[occupant - 1]
@@ -474,7 +476,7 @@ struct ScalarTable {
         entries.append(Entry(objectIndex: objectIndex, domain: domain, kind: kind, stringIndex: stringIndex))
         hashes.append(hash)
         if entries.count * 2 > slots.count {
-            slots = [Int](repeating: 0, count: slots.count * 2)
+            slots = [UInt32](repeating: 0, count: slots.count * 2)
             for position in entries.indices { place(position) }
         } else {
             place(entries.count - 1)
@@ -485,7 +487,8 @@ struct ScalarTable {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hashes[position]) & mask
         while slots[slot] != 0 { slot = (slot + 1) & mask }
-        slots[slot] = position + 1
+        // A document of 4 billion distinct scalars does not fit in memory to begin with.
+        slots[slot] = UInt32(truncatingIfNeeded: position + 1)
     }
 }
 
