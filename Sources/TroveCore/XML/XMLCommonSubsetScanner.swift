@@ -246,11 +246,18 @@ struct XMLCommonSubsetScanner: ~Copyable {
         let start = i
         var hasReferences = false
         var isASCII = true
+        // The high bits of the words passed whole: multi-byte characters in them.
+        var highBits: UInt64 = 0
         if !isEmpty {
             scan: while i < n {
                 // Eight bytes at a time past the plain ones (none of `<`, `&`, `]`, a control or
                 // a byte of a multi-byte character), then the word that holds one byte by byte.
-                while i + 8 <= n, !Self.holdsSpecialByte(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) { i += 8 }
+                while i + 8 <= n {
+                    let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                    if Self.holdsSpecialByte(word) { break }
+                    highBits |= word
+                    i += 8
+                }
                 let wordEnd = min(i + 8, n)
                 while i < wordEnd {
                     let c = p[i]
@@ -272,6 +279,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
                 }
             }
         }
+        if highBits & 0x8080_8080_8080_8080 != 0 { isASCII = false }
         let text = UnsafeBufferPointer(start: p + start, count: i - start)
         guard text.count <= limits.maxDecodedBytes else { return false }
         if !isEmpty {
@@ -348,18 +356,22 @@ struct XMLCommonSubsetScanner: ~Copyable {
             return UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer(text)) ? String(provenUTF8: text, isASCII: false) : nil
         }
         decoded.removeAll()
+        guard let base = text.baseAddress else { return nil }
         var k = 0
+        var runStart = 0
         while k < text.count {
-            let c = text[k]
-            guard c == UInt8(ascii: "&") else {
-                decoded.append(c)
+            guard text[k] == UInt8(ascii: "&") else {
                 k += 1
                 continue
             }
+            // The text since the last reference, in one copy.
+            decoded.append(base + runStart, count: k - runStart)
             guard let (character, width) = Self.reference(text, at: k) else { return nil }
             decoded.appendUTF8(codePoint: character)
             k += width
+            runStart = k
         }
+        decoded.append(base + runStart, count: text.count - runStart)
         return decoded.withUnsafeBufferPointer { UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer($0)) ? String(provenUTF8: $0, isASCII: false) : nil }
     }
 
@@ -405,16 +417,17 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     // MARK: Bytes
 
-    /// Whether any byte of `word` is `<`, `&`, `]`, below 0x20 or above 0x7F. Exact where it says
-    /// no; a yes may be wrong for the bytes after a real one (borrows), which the caller then
-    /// looks at one by one.
+    /// Whether any byte of `word` is `<`, `&`, `]`, a control (below 0x20) or 0xEF (the lead byte
+    /// of U+FFFE and U+FFFF). Other bytes of multi-byte characters pass: the caller collects their
+    /// high bits. Exact where it says no; a yes may be wrong for the bytes after a real one
+    /// (borrows), which the caller then looks at one by one.
     @inline(__always)
     private static func holdsSpecialByte(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         @inline(__always) func zeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x }
         let found = zeroByte(word ^ (ones &* 0x3C)) | zeroByte(word ^ (ones &* 0x26)) | zeroByte(word ^ (ones &* 0x5D))
-            | (word &- ones &* 0x20) | word
+            | zeroByte(word ^ (ones &* 0xEF)) | ((word &- ones &* 0x20) & ~word)
         return found & highs != 0
     }
 
