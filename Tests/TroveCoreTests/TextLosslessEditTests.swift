@@ -108,6 +108,14 @@ struct TextLosslessEditTests {
         #expect(Array(try Plist.write(document)) == expected)
     }
 
+    /// A byte-order mark with nothing after it is an empty `.strings` file, and comes back as it was.
+    @Test(arguments: [[0xFE, 0xFF], [0xFF, 0xFE], [0xEF, 0xBB, 0xBF], [0x00, 0x00, 0xFE, 0xFF]] as [[UInt8]])
+    func aByteOrderMarkAloneIsKept(_ bytes: [UInt8]) throws {
+        let document = try bytes.withUnsafeBytes { try PlistFormat.openStep.reader().readDocument($0, keepingLayout: true) }
+        #expect(document.value == .dictionary([:]))
+        #expect(Array(try Plist.write(document)) == bytes)
+    }
+
     @Test func aValueThatBecomesAContainerIsIndentedInPlace() throws {
         let output = try Self.edited(Self.project, .openStep) { try $0.replace(["one", "two words"], at: "archiveVersion") }
         #expect(output == Self.project.replacingOccurrences(

@@ -95,8 +95,9 @@ public struct OpenStepPlistWriter: Sendable {
     public func write(_ value: PlistValue, layout: OpenStepLayout?) throws(PlistError) -> [UInt8] {
         guard let layout, !options.contains(.sortedKeys) else { return try write(value) }
         let text = try splice(value, layout)
-        // A `.strings` body whose every entry was removed can leave nothing, which does not read.
-        if text.count == 0 { return try write(value) }
+        // A `.strings` body whose every entry was removed can leave nothing, which does not read;
+        // behind a byte-order mark it reads, as an empty dictionary, and is the input when it was.
+        if text.count == 0, !layout.encoding.hasByteOrderMark { return try write(value) }
         return layout.encoding == .utf8(skip: 0) ? text.array : layout.encoding.encode(text.array)
     }
 
@@ -105,7 +106,7 @@ public struct OpenStepPlistWriter: Sendable {
     func writeData(_ value: PlistValue, layout: OpenStepLayout?) throws(PlistError) -> Data {
         guard let layout, !options.contains(.sortedKeys) else { return Data(try write(value)) }
         let text = try splice(value, layout)
-        if text.count == 0 { return Data(try write(value)) }
+        if text.count == 0, !layout.encoding.hasByteOrderMark { return Data(try write(value)) }
         if layout.encoding == .utf8(skip: 0) { return text.data() }
         return Data(layout.encoding.encode(text.array))
     }

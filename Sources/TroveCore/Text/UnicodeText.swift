@@ -5,6 +5,13 @@ enum UnicodeTextEncoding: Equatable, Sendable {
     case utf16(bigEndian: Bool, skip: Int)
     case utf32(bigEndian: Bool, skip: Int)
 
+    /// True when the text starts with a byte-order mark, which ``encode(_:)`` writes back.
+    var hasByteOrderMark: Bool {
+        switch self {
+        case .utf8(let skip), .utf16(_, let skip), .utf32(_, let skip): return skip > 0
+        }
+    }
+
     /// The encoding named by a byte-order mark, or UTF-8 when there is none. CoreFoundation decides
     /// old-style text this way: text without a mark is never sniffed.
     static func fromByteOrderMark(_ b: UnsafeRawBufferPointer) -> UnicodeTextEncoding {
