@@ -31,6 +31,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
         var keyBase: Int
     }
 
+    private let b: UnsafeBufferPointer<UInt8>
     private let p: UnsafePointer<UInt8>
     private let n: Int
     private let limits: PlistLimits
@@ -57,14 +58,15 @@ struct XMLCommonSubsetScanner: ~Copyable {
     /// The document `b` (UTF-8) read, or nil when the libxml2 path must read it.
     static func read(_ b: UnsafeBufferPointer<UInt8>, limits: PlistLimits) -> Outcome? {
         guard let base = b.baseAddress, b.count > 0 else { return nil }
-        var scanner = XMLCommonSubsetScanner(p: base, n: b.count, limits: limits)
+        var scanner = XMLCommonSubsetScanner(b, base: base, limits: limits)
         guard scanner.skipProlog(), scanner.readRoot(), let value = scanner.result else { return nil }
         return Outcome(value: value, layoutIsUnreliable: scanner.layoutIsUnreliable, hasRepeatedKeys: scanner.hasRepeatedKeys)
     }
 
-    private init(p: UnsafePointer<UInt8>, n: Int, limits: PlistLimits) {
-        self.p = p
-        self.n = n
+    private init(_ b: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, limits: PlistLimits) {
+        self.b = b
+        p = base
+        n = b.count
         self.limits = limits
         meter = LimitMeter(limits: limits)
         frames.reserveCapacity(16)
@@ -169,7 +171,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
     private mutating func openElement() -> Bool {
         var j = i + 1
         while j < n, p[j] >= UInt8(ascii: "a"), p[j] <= UInt8(ascii: "z") { j += 1 }
-        guard j < n, let kind = Self.kind(p + i + 1, count: j - i - 1) else { return false }
+        guard j < n, let kind = XMLElementKind(name: p + i + 1, count: j - i - 1) else { return false }
         var isEmpty = false
         switch p[j] {
         case UInt8(ascii: ">"):
@@ -437,8 +439,12 @@ struct XMLCommonSubsetScanner: ~Copyable {
     private func endTag(of kind: XMLElementKind, at k: Int) -> Int? {
         let (word, width) = Self.endTagWords[Int(kind.rawValue)]
         guard n - k >= 16 else {
-            let name = Self.name(of: kind)
-            guard n - k >= width, p[k] == UInt8(ascii: "<"), p[k + 1] == UInt8(ascii: "/"), matches(name, at: k + 2), p[k + width - 1] == UInt8(ascii: ">") else { return nil }
+            // Near the end of the input, byte by byte from the same words.
+            guard n - k >= width else { return nil }
+            for j in 0..<width {
+                let expected = UInt8(truncatingIfNeeded: j < 8 ? word.low >> (UInt64(j) * 8) : word.high >> (UInt64(j - 8) * 8))
+                if p[k + j] != expected { return nil }
+            }
             return width
         }
         let raw = UnsafeRawPointer(p + k)
@@ -467,63 +473,10 @@ struct XMLCommonSubsetScanner: ~Copyable {
     }
 
     private func matches(_ s: StaticString, at k: Int) -> Bool {
-        let m = s.utf8CodeUnitCount
-        guard n - k >= m else { return false }
-        for j in 0..<m where p[k + j] != s.utf8Start[j] { return false }
-        return true
+        XMLMarkupPrescan.matches(b, s, at: k)
     }
 
-    /// The first position of `s` at or after `from` and before `before` (default: the end).
-    private func find(_ s: StaticString, from: Int, before: Int? = nil) -> Int? {
-        let end = before ?? n
-        let first = s.utf8Start[0]
-        var k = from
-        while k < end {
-            if p[k] == first, matches(s, at: k) { return k }
-            k += 1
-        }
-        return nil
-    }
-
-    private static func kind(_ name: UnsafePointer<UInt8>, count: Int) -> XMLElementKind? {
-        func equals(_ s: StaticString) -> Bool {
-            guard count == s.utf8CodeUnitCount else { return false }
-            for k in 0..<count where name[k] != s.utf8Start[k] { return false }
-            return true
-        }
-        switch count {
-        case 3: return equals("key") ? .key : nil
-        case 4:
-            if equals("dict") { return .dict }
-            if equals("real") { return .real }
-            if equals("date") { return .date }
-            if equals("data") { return .data }
-            if equals("true") { return .true }
-            return nil
-        case 5:
-            if equals("array") { return .array }
-            if equals("plist") { return .plist }
-            if equals("false") { return .false }
-            return nil
-        case 6: return equals("string") ? .string : nil
-        case 7: return equals("integer") ? .integer : nil
-        default: return nil
-        }
-    }
-
-    private static func name(of kind: XMLElementKind) -> StaticString {
-        switch kind {
-        case .plist: "plist"
-        case .array: "array"
-        case .dict: "dict"
-        case .key: "key"
-        case .string: "string"
-        case .integer: "integer"
-        case .real: "real"
-        case .date: "date"
-        case .data: "data"
-        case .true: "true"
-        case .false: "false"
-        }
+    private func find(_ s: StaticString, from k: Int) -> Int? {
+        XMLMarkupPrescan.find(b, s, from: k)
     }
 }

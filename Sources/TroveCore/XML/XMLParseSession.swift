@@ -9,25 +9,32 @@ import Foundation
 enum XMLElementKind: UInt8 {
     case plist, array, dict, key, string, integer, real, date, data, `true`, `false`
 
-    /// The kind for a libxml2 local name, or nil for an element that is not part of the format.
+    /// The kind for a libxml2 local name (NUL-terminated), or nil for an element that is not part
+    /// of the format.
     init?(name p: UnsafePointer<UInt8>) {
+        // The format's names are at most 7 bytes; a longer name is none of them.
+        var count = 0
+        while count < 8, p[count] != 0 { count += 1 }
+        self.init(name: p, count: count)
+    }
+
+    /// The kind for the `count` bytes of a name at `p`, or nil.
+    init?(name p: UnsafePointer<UInt8>, count: Int) {
         func equals(_ s: StaticString) -> Bool {
-            // libxml2 names are NUL-terminated, so a shorter name stops at its NUL.
-            let n = s.utf8CodeUnitCount
-            for k in 0..<n where p[k] != s.utf8Start[k] { return false }
-            return p[n] == 0
+            guard count == s.utf8CodeUnitCount else { return false }
+            for k in 0..<count where p[k] != s.utf8Start[k] { return false }
+            return true
         }
-        switch p[0] {
-        case UInt8(ascii: "a") where equals("array"): self = .array
-        case UInt8(ascii: "d"):
-            if equals("dict") { self = .dict } else if equals("data") { self = .data } else if equals("date") { self = .date } else { return nil }
-        case UInt8(ascii: "f") where equals("false"): self = .false
-        case UInt8(ascii: "i") where equals("integer"): self = .integer
-        case UInt8(ascii: "k") where equals("key"): self = .key
-        case UInt8(ascii: "p") where equals("plist"): self = .plist
-        case UInt8(ascii: "r") where equals("real"): self = .real
-        case UInt8(ascii: "s") where equals("string"): self = .string
-        case UInt8(ascii: "t") where equals("true"): self = .true
+        switch count {
+        case 3 where equals("key"): self = .key
+        case 4:
+            if equals("dict") { self = .dict } else if equals("real") { self = .real } else if equals("date") { self = .date }
+            else if equals("data") { self = .data } else if equals("true") { self = .true } else { return nil }
+        case 5:
+            if equals("array") { self = .array } else if equals("plist") { self = .plist } else if equals("false") { self = .false }
+            else { return nil }
+        case 6 where equals("string"): self = .string
+        case 7 where equals("integer"): self = .integer
         default: return nil
         }
     }
