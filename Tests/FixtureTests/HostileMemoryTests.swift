@@ -16,15 +16,15 @@ struct HostileMemoryTests {
     static let slack = 4 << 20
 
     @Test("every hostile, no-crash and large corpus file decodes within the memory bound")
-    func corpusMemory() throws {
-        let baseline = try HostileMemory.baseline()
+    func corpusMemory() async throws {
+        let baseline = try await HostileMemory.baseline()
         var worst: (path: String, factor: Double)?
         var measured = 0
         for row in FixtureCorpus.rows
         where row.expectation == .mustReject || row.expectation == .noCrash || row.category == .large {
             let path = try #require(FixtureCorpus.root).appendingPathComponent(row.path).path
             let size = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-            let peak = try HostileMemory.peakResidentBytes(decoding: path)
+            let peak = try await HostileMemory.peakResidentBytes(decoding: path)
             let growth = max(0, peak - baseline)
             #expect(
                 Double(growth) <= Self.factor * Double(size) + Double(Self.slack),
@@ -43,8 +43,8 @@ struct HostileMemoryTests {
     }
 
     @Test("generated bombs decode in memory independent of what they claim or expand to")
-    func generatedBombs() throws {
-        let baseline = try HostileMemory.baseline()
+    func generatedBombs() async throws {
+        let baseline = try await HostileMemory.baseline()
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("trove-hostile-memory-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -67,7 +67,7 @@ struct HostileMemoryTests {
         for (name, bytes) in bombs {
             let path = directory.appendingPathComponent(name).path
             try bytes.write(to: URL(fileURLWithPath: path))
-            let growth = max(0, try HostileMemory.peakResidentBytes(decoding: path) - baseline)
+            let growth = max(0, try await HostileMemory.peakResidentBytes(decoding: path) - baseline)
             print("hostile memory: \(name): \(bytes.count) bytes, peak growth \(growth) (\(String(format: "%.2f", Double(growth) / Double(bytes.count))) × input)")
             #expect(
                 Double(growth) <= Self.factor * Double(bytes.count) + Double(Self.slack),
@@ -90,11 +90,13 @@ enum HostileMemory {
 
     /// The child's peak for a one-line plist: the runtime's own footprint. The smallest of three
     /// runs, so that a noisy run cannot inflate the baseline and hide growth.
-    static func baseline() throws -> Int {
+    static func baseline() async throws -> Int {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("trove-baseline-\(getpid()).plist").path
         try Data("{a=b;}".utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        return try (0..<3).map { _ in try peakResidentBytes(decoding: path) }.min() ?? 0
+        var runs: [Int] = []
+        for _ in 0..<3 { runs.append(try await peakResidentBytes(decoding: path)) }
+        return runs.min() ?? 0
     }
 
     /// `/usr/bin/time`, which reports its child's peak resident set. The peak cannot be taken from
@@ -103,7 +105,7 @@ enum HostileMemory {
     static let timeTool = "/usr/bin/time"
 
     /// The peak resident set, in bytes, of `trove lint -s path`, whatever its verdict.
-    static func peakResidentBytes(decoding path: String) throws -> Int {
+    static func peakResidentBytes(decoding path: String) async throws -> Int {
         guard let binary = TroveExecutable.path else { throw HostileMemoryError.noBinary }
         let report = FileManager.default.temporaryDirectory
             .appendingPathComponent("trove-peak-\(UUID().uuidString).txt")
@@ -114,7 +116,7 @@ enum HostileMemory {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        await process.exited()
         let text = try String(contentsOf: report, encoding: .utf8)
         // `time` writes "Command exited with non-zero status 1" (a rejected file) or "Command
         // terminated by signal N" (a crash) before the requested line.

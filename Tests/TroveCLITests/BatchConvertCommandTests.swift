@@ -80,9 +80,9 @@ struct BatchConvertCommandTests {
     }
 
     @Test("a directory converts its .plist files in place; the bad one fails alone and stays as it was")
-    func inPlace() throws {
+    func inPlace() async throws {
         let tree = try Tree()
-        let result = try trove("convert", "-f", "binary1", tree.root)
+        let result = try await trove("convert", "-f", "binary1", tree.root)
         #expect(result.status == 1)
         let counts = try Self.summaryCounts(result.stderrText)
         #expect(counts.converted == 2 && counts.failed == 1, "\(result.stderrText)")
@@ -105,11 +105,11 @@ struct BatchConvertCommandTests {
     }
 
     @Test("--recursive with -o DIR writes a mirrored tree and leaves the inputs alone")
-    func mirroredTree() throws {
+    func mirroredTree() async throws {
         let tree = try Tree()
         let before = try tree.files().map { try bytes(of: tree.path($0)) }
         let output = tree.directory.path("out")
-        let result = try trove("convert", "-f", "json", "--recursive", "-o", output, tree.root)
+        let result = try await trove("convert", "-f", "json", "--recursive", "-o", output, tree.root)
         #expect(result.status == 1, "bad.plist fails")
         let counts = try Self.summaryCounts(result.stderrText)
         #expect(counts.converted == 2 && counts.failed == 3, "b and d hold a date and data, which JSON lacks: \(result.stderrText)")
@@ -122,9 +122,9 @@ struct BatchConvertCommandTests {
     }
 
     @Test("--match widens the names taken, -e writes beside the inputs, and outputs are never re-read as inputs")
-    func matchAndExtension() throws {
+    func matchAndExtension() async throws {
         let tree = try Tree()
-        let result = try trove("convert", "-f", "xml1", "-R", "--match", "plist,STRINGS", "--match", "xml", "-e", "xml", tree.root)
+        let result = try await trove("convert", "-f", "xml1", "-R", "--match", "plist,STRINGS", "--match", "xml", "-e", "xml", tree.root)
         #expect(result.status == 1)
         let counts = try Self.summaryCounts(result.stderrText)
         #expect(counts.converted == 5 && counts.failed == 1, "\(result.stderrText)")
@@ -136,16 +136,16 @@ struct BatchConvertCommandTests {
         #expect(!FileManager.default.fileExists(atPath: tree.path("bad.xml")))
         #expect(!FileManager.default.fileExists(atPath: tree.path("notes.xml")))
 
-        let everything = try trove("convert", "-f", "binary1", "--match", "*", "-o", tree.directory.path("all"), tree.root)
+        let everything = try await trove("convert", "-f", "binary1", "--match", "*", "-o", tree.directory.path("all"), tree.root)
         #expect(try tree.files(under: tree.directory.path("all")) == ["a.plist", "a.xml", "b.plist", "b.xml", "notes.txt"])
         #expect(try Self.summaryCounts(everything.stderrText).failed == 1)
     }
 
     @Test("files and directories mix; a named file is taken whatever its name; all good is exit 0")
-    func filesAndDirectories() throws {
+    func filesAndDirectories() async throws {
         let tree = try Tree()
         try FileManager.default.removeItem(atPath: tree.path("bad.plist"))
-        let result = try trove("convert", "openstep", "-e", "txt", tree.path("sub"), tree.path("notes.txt"))
+        let result = try await trove("convert", "openstep", "-e", "txt", tree.path("sub"), tree.path("notes.txt"))
         #expect(result.status == 0, "\(result.stderrText)")
         let counts = try Self.summaryCounts(result.stderrText)
         #expect(counts.converted == 2 && counts.failed == 0)
@@ -155,9 +155,9 @@ struct BatchConvertCommandTests {
     }
 
     @Test("-v prints a line per file; without a terminal there is no progress bar; -s prints only failures")
-    func reporting() throws {
+    func reporting() async throws {
         let tree = try Tree()
-        let verbose = try trove("convert", "swift", "-v", tree.root)
+        let verbose = try await trove("convert", "swift", "-v", tree.root)
         let lines = verbose.stderrText.split(separator: "\n").map(String.init)
         #expect(lines.contains("\(tree.path("a.plist")) -> \(tree.path("a.swift"))"), "\(lines)")
         #expect(lines.contains("\(tree.path("b.plist")) -> \(tree.path("b.swift"))"), "\(lines)")
@@ -166,7 +166,7 @@ struct BatchConvertCommandTests {
         let swift = try String(contentsOfFile: tree.path("a.swift"), encoding: .utf8)
         #expect(swift.hasPrefix("/// Generated from a.plist\nlet a : [String : Any] = [\n"))
 
-        let silent = try trove("convert", "-f", "xml1", "-s", tree.root)
+        let silent = try await trove("convert", "-f", "xml1", "-s", tree.root)
         #expect(silent.status == 1)
         #expect(silent.stderrText.split(separator: "\n").count == 1)
         #expect(silent.stderrText.hasPrefix(tree.path("bad.plist") + ":"))
@@ -174,11 +174,11 @@ struct BatchConvertCommandTests {
 
     @Test("an unreadable directory is a failure of its own; the rest still converts",
           .enabled(if: getuid() != 0, "root can read every directory"))
-    func unreadableDirectory() throws {
+    func unreadableDirectory() async throws {
         let tree = try Tree()
         chmod(tree.path("sub/deeper"), 0)
         defer { chmod(tree.path("sub/deeper"), 0o755) }
-        let result = try trove("convert", "-f", "xml1", "--recursive", tree.path("sub"))
+        let result = try await trove("convert", "-f", "xml1", "--recursive", tree.path("sub"))
         #expect(result.status == 1)
         #expect(result.stderrText.contains("\(tree.path("sub/deeper")): cannot list directory"))
         #expect(try Self.summaryCounts(result.stderrText).converted == 1)
@@ -189,10 +189,10 @@ struct BatchConvertCommandTests {
         ["convert", "-f", "xml1", "-o", "out", ".", "Samples"],
         ["convert", "-f", "xml1", "--match", "a/b", "."],
     ])
-    func usageErrors(arguments: [String]) throws {
+    func usageErrors(arguments: [String]) async throws {
         let tree = try Tree()
         let adjusted = arguments.map { $0 == "." ? tree.root : $0 }
-        let result = try trove(arguments: adjusted)
+        let result = try await trove(arguments: adjusted)
         #expect(result.status == 64, "\(arguments): \(result.stderrText)")
         #expect(try bytes(of: tree.path("a.plist")) == Plist.write(try #require(tree.values["a.plist"]), as: .xml))
     }

@@ -31,12 +31,12 @@ struct ConvertTextFormatsCommandTests {
     }
 
     @Test("compact JSON has the value plutil -convert json gives", .enabled(if: TestEnvironment.hasPlutil, "plutil not found"))
-    func compactJSONMatchesPlutilByValue() throws {
+    func compactJSONMatchesPlutilByValue() async throws {
         let directory = try TemporaryDirectory()
         for path in try writeInputs(directory) {
-            let ours = try trove("convert", "json", "-o", "-", path)
+            let ours = try await trove("convert", "json", "-o", "-", path)
             #expect(ours.status == 0, "\(path): \(ours.stderrText)")
-            let theirs = try plutil("-convert", "json", "-o", "-", path)
+            let theirs = try await plutil("-convert", "json", "-o", "-", path)
             try #require(theirs.status == 0, "plutil failed on \(path): \(theirs.stderrText)")
             #expect(!ours.stdoutText.contains("\n  "), "compact output is not indented")
             let ourValue = try #require(try JSONSerialization.jsonObject(with: ours.stdout) as? NSObject)
@@ -46,37 +46,37 @@ struct ConvertTextFormatsCommandTests {
     }
 
     @Test("-r JSON is byte-identical to plutil -convert json -r", .enabled(if: TestEnvironment.hasPlutil, "plutil not found"))
-    func readableJSONMatchesPlutilByBytes() throws {
+    func readableJSONMatchesPlutilByBytes() async throws {
         let directory = try TemporaryDirectory()
         for path in try writeInputs(directory) {
-            let ours = try trove("convert", "-f", "json", "-r", "-o", "-", path)
+            let ours = try await trove("convert", "-f", "json", "-r", "-o", "-", path)
             #expect(ours.status == 0, "\(path): \(ours.stderrText)")
-            let theirs = try plutil("-convert", "json", "-r", "-o", "-", path)
+            let theirs = try await plutil("-convert", "json", "-r", "-o", "-", path)
             try #require(theirs.status == 0, "plutil failed on \(path): \(theirs.stderrText)")
             #expect(ours.stdoutText == theirs.stdoutText, "\(path)")
         }
     }
 
     @Test("a file with dates or data cannot become JSON, as in plutil, and is left untouched", .enabled(if: TestEnvironment.hasPlutil, "plutil not found"))
-    func datesHaveNoJSONForm() throws {
+    func datesHaveNoJSONForm() async throws {
         let directory = try TemporaryDirectory()
         let copy = try directory.copy(TestEnvironment.sample("Preferences.plist"), as: "Preferences.plist")
         let before = try bytes(of: copy)
-        let ours = try trove("convert", "json", copy)
+        let ours = try await trove("convert", "json", copy)
         #expect(ours.status == 1)
         #expect(ours.stderrText.hasPrefix("\(copy): "))
         #expect(ours.stderrText.contains("Invalid object in plist for JSON format"))
         #expect(try bytes(of: copy) == before)
-        #expect(try plutil("-convert", "json", "-o", "-", copy).status == 1)
+        #expect(try await plutil("-convert", "json", "-o", "-", copy).status == 1)
     }
 
     @Test("converting in place to JSON replaces the file with JSON that reads back to the same value")
-    func inPlaceJSONReadsBack() throws {
+    func inPlaceJSONReadsBack() async throws {
         let directory = try TemporaryDirectory()
         let original = try #require(Self.jsonCompatibleDocuments().last)
         let path = try directory.write(
             try PropertyListSerialization.data(fromPropertyList: original, format: .binary, options: 0), as: "doc.plist")
-        let result = try trove("convert", "json", path)
+        let result = try await trove("convert", "json", path)
         #expect(result.status == 0, "\(result.stderrText)")
         let written = try bytes(of: path)
         #expect(written.first == UInt8(ascii: "{"))
@@ -85,19 +85,19 @@ struct ConvertTextFormatsCommandTests {
     }
 
     @Test("an OpenStep or JSON file converted into its own format keeps its text; -r still re-indents JSON")
-    func textFilesKeepTheirTextInTheirOwnFormat() throws {
+    func textFilesKeepTheirTextInTheirOwnFormat() async throws {
         let directory = try TemporaryDirectory()
         let strings = Data("/* Greeting */\n\"hello\" = 'Hello';\n".utf8)
         let json = Data("{\n    \"b\": 1.0,\n    \"a\": [1, 2]\n}\n".utf8)
         let stringsPath = try directory.write(strings, as: "Localizable.strings")
         let jsonPath = try directory.write(json, as: "doc.json")
-        #expect(try trove("convert", "openstep", "-o", "-", stringsPath).stdout == strings)
-        #expect(try trove("convert", "json", "-o", "-", jsonPath).stdout == json)
-        #expect(try trove("convert", "json", "-r", "-o", "-", jsonPath).stdout == Data("{\n  \"a\" : [\n    1,\n    2\n  ],\n  \"b\" : 1\n}".utf8))
+        #expect(try await trove("convert", "openstep", "-o", "-", stringsPath).stdout == strings)
+        #expect(try await trove("convert", "json", "-o", "-", jsonPath).stdout == json)
+        #expect(try await trove("convert", "json", "-r", "-o", "-", jsonPath).stdout == Data("{\n  \"a\" : [\n    1,\n    2\n  ],\n  \"b\" : 1\n}".utf8))
     }
 
     @Test("openstep output reads back in Foundation as the same strings, arrays and dictionaries")
-    func openStepReadsBackInFoundation() throws {
+    func openStepReadsBackInFoundation() async throws {
         let directory = try TemporaryDirectory()
         let original: [String: Any] = [
             "name": "Trove", "two words": "a \"quoted\" value", "list": ["one", "two", ""],
@@ -105,15 +105,15 @@ struct ConvertTextFormatsCommandTests {
         ]
         let path = try directory.write(
             try PropertyListSerialization.data(fromPropertyList: original, format: .xml, options: 0), as: "doc.plist")
-        let result = try trove("convert", "openstep", "-o", "-", path)
+        let result = try await trove("convert", "openstep", "-o", "-", path)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(try foundationFormat(result.stdout) == .openStep)
         #expect(try foundationValue(result.stdout) == (original as NSDictionary))
     }
 
     @Test("openstep writes numbers and booleans as strings, which Foundation reads back as strings")
-    func openStepScalarsBecomeStrings() throws {
-        let result = try trove("convert", "openstep", "-o", "-", TestEnvironment.sample("Preferences.plist"))
+    func openStepScalarsBecomeStrings() async throws {
+        let result = try await trove("convert", "openstep", "-o", "-", TestEnvironment.sample("Preferences.plist"))
         #expect(result.status == 0, "\(result.stderrText)")
         let decoded = try #require(try foundationValue(result.stdout) as? [String: Any])
         #expect(decoded["AutoSaveInterval"] as? String == "300")

@@ -35,17 +35,17 @@ struct CorpusCommandTests {
     }
 
     @Test("lint accepts every valid file and rejects every must-reject file with a located message")
-    func lintVerdicts() throws {
+    func lintVerdicts() async throws {
         let fixtures = try Self.fixtures()
         let valid = fixtures.filter { $0.expectation.hasPrefix("valid") && $0.category != "malformed" }
         let rejected = fixtures.filter { $0.expectation == "must-reject" && $0.category == "malformed" }
         #expect(valid.count > 100 && rejected.count > 50, "the corpus looks incomplete")
 
-        let accepted = try trove(arguments: ["lint", "-s"] + valid.map(\.path))
+        let accepted = try await trove(arguments: ["lint", "-s"] + valid.map(\.path))
         #expect(accepted.status == 0, "valid files rejected:\n\(accepted.stderrText)")
 
         for fixture in rejected {
-            let result = try trove("lint", fixture.path)
+            let result = try await trove("lint", fixture.path)
             #expect(result.status == 1, "\(fixture.path) was accepted or crashed (status \(result.status))")
             let message = result.stderrText
             #expect(message.hasPrefix("\(fixture.path):"), "\(fixture.path): \(message)")
@@ -54,14 +54,14 @@ struct CorpusCommandTests {
     }
 
     @Test("print matches plutil -p wherever plutil can print the file", .enabled(if: TestEnvironment.hasPlutil, "plutil not found"))
-    func printMatchesPlutil() throws {
+    func printMatchesPlutil() async throws {
         var compared = 0
         var mismatches: [String] = []
         var duplicateKeyMismatches: [String] = []
         for fixture in try Self.fixtures() where fixture.expectation.hasPrefix("valid") && fixture.category != "malformed" {
-            let theirs = try plutil("-p", fixture.path)
+            let theirs = try await plutil("-p", fixture.path)
             guard theirs.status == 0, !theirs.stdout.isEmpty else { continue }
-            let ours = try trove("print", fixture.path)
+            let ours = try await trove("print", fixture.path)
             compared += 1
             guard let difference = firstDifference(ours: ours.stdoutText, plutil: theirs.stdoutText) else { continue }
             if let data = FileManager.default.contents(atPath: fixture.path), Self.binaryHasRepeatedKeys(data) {

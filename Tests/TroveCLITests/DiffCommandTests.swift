@@ -16,25 +16,25 @@ struct DiffCommandTests {
     }
 
     @Test("the same value in another format and another key order is no difference: exit 0, no output")
-    func equalAcrossFormats() throws {
+    func equalAcrossFormats() async throws {
         let directory = try TemporaryDirectory()
         let sample = TestEnvironment.sample("Preferences.plist")
         // Foundation, the independent peer, writes the binary copy (with its own key order).
         let value = try foundationValue(try bytes(of: sample))
         let binary = try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
         let copy = try directory.write(binary, as: "copy.plist")
-        let result = try trove("diff", sample, copy)
+        let result = try await trove("diff", sample, copy)
         #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.isEmpty)
 
         let reordered = try directory.write(Self.xml("<dict><key>b</key><integer>2</integer><key>a</key><integer>1</integer></dict>"), as: "ba.plist")
         let ordered = try directory.write(Self.xml("<dict><key>a</key><integer>1</integer><key>b</key><integer>2</integer></dict>"), as: "ab.plist")
-        #expect(try trove("diff", reordered, ordered).status == 0)
+        #expect(try await trove("diff", reordered, ordered).status == 0)
     }
 
     @Test("one line per difference: removed, added and changed, in key order, exit 1")
-    func differencesAreListed() throws {
+    func differencesAreListed() async throws {
         let directory = try TemporaryDirectory()
         let old = try directory.write(Self.xml("""
             <dict>
@@ -54,7 +54,7 @@ struct DiffCommandTests {
             <key>Added</key><date>2024-03-09T18:45:00Z</date>
             </dict>
             """), as: "new.plist")
-        let result = try trove("diff", old, new)
+        let result = try await trove("diff", old, new)
         #expect(result.status == 1)
         #expect(result.stderr.isEmpty)
         #expect(result.stdoutText == """
@@ -66,26 +66,26 @@ struct DiffCommandTests {
 
             """)
         // Swapping the sides swaps + and -.
-        let reversed = try trove("diff", new, old)
+        let reversed = try await trove("diff", new, old)
         #expect(reversed.status == 1)
         #expect(reversed.stdoutText.hasPrefix("- Added: 2024-03-09T18:45:00Z\n+ Gone: true\n"))
     }
 
     @Test("key paths use plutil's syntax, dots in keys escaped; the root is (root)")
-    func keyPaths() throws {
+    func keyPaths() async throws {
         let directory = try TemporaryDirectory()
         let old = try directory.write(Self.xml("<dict><key>com.example</key><dict><key>a</key><array><integer>1</integer></array></dict></dict>"), as: "a.plist")
         let new = try directory.write(Self.xml("<dict><key>com.example</key><dict><key>a</key><array><integer>2</integer></array></dict></dict>"), as: "b.plist")
-        #expect(try trove("diff", old, new).stdoutText == "~ com\\.example.a.0: 1 -> 2\n")
+        #expect(try await trove("diff", old, new).stdoutText == "~ com\\.example.a.0: 1 -> 2\n")
 
         let scalar = try directory.write(Self.xml("<string>just text</string>"), as: "scalar.plist")
-        let result = try trove("diff", old, scalar)
+        let result = try await trove("diff", old, scalar)
         #expect(result.status == 1)
         #expect(result.stdoutText == "~ (root): {\"com.example\": {\"a\": [1]}} -> \"just text\"\n")
     }
 
     @Test("values print on one line: control characters escaped, data as hex, long values cut off")
-    func oneLineValues() throws {
+    func oneLineValues() async throws {
         let directory = try TemporaryDirectory()
         let old = try directory.write(Self.xml("""
             <dict><key>text</key><string>line one
@@ -93,7 +93,7 @@ struct DiffCommandTests {
             """), as: "old.plist")
         let long = String(repeating: "x", count: 1000)
         let new = try directory.write(Self.xml("<dict><key>text</key><string>\(long)</string><key>bytes</key><data>AAEC</data></dict>"), as: "new.plist")
-        let result = try trove("diff", old, new)
+        let result = try await trove("diff", old, new)
         #expect(result.status == 1)
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(lines)")
@@ -106,74 +106,74 @@ struct DiffCommandTests {
     }
 
     @Test("-q prints nothing and only sets the exit status")
-    func quiet() throws {
+    func quiet() async throws {
         let directory = try TemporaryDirectory()
         let a = try directory.write(Self.xml("<array><integer>1</integer></array>"), as: "a.plist")
         let b = try directory.write(Self.xml("<array><integer>2</integer></array>"), as: "b.plist")
-        let differ = try trove("diff", "-q", a, b)
+        let differ = try await trove("diff", "-q", a, b)
         #expect(differ.status == 1)
         #expect(differ.stdout.isEmpty)
-        let same = try trove("diff", "--quiet", a, a)
+        let same = try await trove("diff", "--quiet", a, a)
         #expect(same.status == 0)
         #expect(same.stdout.isEmpty)
     }
 
     @Test("--format-sensitive also reports a change of format")
-    func formatSensitive() throws {
+    func formatSensitive() async throws {
         let directory = try TemporaryDirectory()
         let xml = try directory.write(Self.xml("<dict><key>a</key><integer>1</integer></dict>"), as: "a.plist")
         let json = try directory.write(Data(#"{"a":1}"#.utf8), as: "a.json")
-        #expect(try trove("diff", xml, json).status == 0)
-        let sensitive = try trove("diff", "--format-sensitive", xml, json)
+        #expect(try await trove("diff", xml, json).status == 0)
+        let sensitive = try await trove("diff", "--format-sensitive", xml, json)
         #expect(sensitive.status == 1)
         #expect(sensitive.stdoutText == "~ (format): xml1 -> json\n")
-        #expect(try trove("diff", "--format-sensitive", xml, xml).status == 0)
+        #expect(try await trove("diff", "--format-sensitive", xml, xml).status == 0)
     }
 
     @Test("either file may be standard input")
-    func standardInput() throws {
+    func standardInput() async throws {
         let directory = try TemporaryDirectory()
         let a = try directory.write(Self.xml("<array><integer>1</integer></array>"), as: "a.plist")
-        let fromStdin = try trove("diff", a, "-", stdin: Data("(1, 2)".utf8))
+        let fromStdin = try await trove("diff", a, "-", stdin: Data("(1, 2)".utf8))
         // OpenStep has only strings, so "1" is a string there.
         #expect(fromStdin.status == 1)
         #expect(fromStdin.stdoutText == "~ 0: 1 -> \"1\"\n+ 1: \"2\"\n")
-        let first = try trove("diff", "-", a, stdin: Self.xml("<array><integer>1</integer></array>"))
+        let first = try await trove("diff", "-", a, stdin: Self.xml("<array><integer>1</integer></array>"))
         #expect(first.status == 0, "\(first.stdoutText)\(first.stderrText)")
     }
 
     @Test("an unreadable file is exit status 2 with the error on standard error")
-    func readErrors() throws {
+    func readErrors() async throws {
         let directory = try TemporaryDirectory()
         let good = try directory.write(Self.xml("<array/>"), as: "good.plist")
         let broken = try directory.write(Self.xml("<array><integer>x</integer></array>"), as: "broken.plist")
         let missing = directory.path("missing.plist")
         for (a, b, named) in [(good, broken, broken), (broken, good, broken), (good, missing, missing)] {
-            let result = try trove("diff", a, b)
+            let result = try await trove("diff", a, b)
             #expect(result.status == 2, "\(a) \(b): \(result.stderrText)")
             #expect(result.stdout.isEmpty)
             #expect(result.stderrText.hasPrefix("\(named)"), "\(result.stderrText)")
             #expect(result.stderrText.split(separator: "\n").count == 1)
         }
         let binaryGarbage = try directory.write(Data("bplist00".utf8) + Data(repeating: 0xFF, count: 40), as: "bad.bplist")
-        let binary = try trove("diff", good, binaryGarbage)
+        let binary = try await trove("diff", good, binaryGarbage)
         #expect(binary.status == 2)
         #expect(binary.stderrText.contains("binary"), "\(binary.stderrText)")
     }
 
     @Test("usage errors: two standard inputs, a missing operand", arguments: [["diff", "-", "-"], ["diff", "only-one.plist"]])
-    func usageErrors(arguments: [String]) throws {
-        let result = try trove(arguments: arguments)
+    func usageErrors(arguments: [String]) async throws {
+        let result = try await trove(arguments: arguments)
         #expect(result.status == 64, "\(result.stderrText)")
         #expect(result.stdout.isEmpty)
     }
 
     @Test("--color paints the markers, the paths and the values; piped output has no escapes")
-    func color() throws {
+    func color() async throws {
         let directory = try TemporaryDirectory()
         let a = try directory.write(Self.xml("<dict><key>k</key><integer>1</integer><key>gone</key><string>s</string></dict>"), as: "a.plist")
         let b = try directory.write(Self.xml("<dict><key>k</key><integer>2</integer></dict>"), as: "b.plist")
-        let colored = try trove("diff", "--color", a, b)
+        let colored = try await trove("diff", "--color", a, b)
         #expect(colored.status == 1)
         let escape = "\u{1B}["
         #expect(colored.stdoutText == """
@@ -181,13 +181,13 @@ struct DiffCommandTests {
             \(escape)33m~\(escape)0m \(escape)1mk\(escape)0m: \(escape)36m1\(escape)0m -> \(escape)36m2\(escape)0m
 
             """)
-        let plain = try trove("diff", a, b)
+        let plain = try await trove("diff", a, b)
         #expect(plain.stdoutText == "- gone: \"s\"\n~ k: 1 -> 2\n")
-        #expect(try trove("diff", "--color", "--no-color", a, b).stdoutText == plain.stdoutText)
+        #expect(try await trove("diff", "--color", "--no-color", a, b).stdoutText == plain.stdoutText)
     }
 
     @Test("generated pairs written by Foundation: equal unless edited, and then one line for the one edit")
-    func generatedPairs() throws {
+    func generatedPairs() async throws {
         let directory = try TemporaryDirectory()
         var generator = ValueGenerator(seed: 0xD1FF)
         for index in 0..<12 {
@@ -205,7 +205,7 @@ struct DiffCommandTests {
             // Written by the independent peer, in two formats with different key orders.
             let oldData = try PropertyListSerialization.data(fromPropertyList: old, format: .xml, options: 0)
             let newData = try PropertyListSerialization.data(fromPropertyList: new, format: .binary, options: 0)
-            let result = try trove("diff", try directory.write(oldData, as: "old\(index)"), try directory.write(newData, as: "new\(index)"))
+            let result = try await trove("diff", try directory.write(oldData, as: "old\(index)"), try directory.write(newData, as: "new\(index)"))
             #expect(result.status == (marker == nil ? 0 : 1), "pair \(index): \(result.stdoutText)\(result.stderrText)")
             if let marker {
                 let lines = result.stdoutText.split(separator: "\n")

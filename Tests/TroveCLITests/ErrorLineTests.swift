@@ -40,7 +40,7 @@ struct ErrorLineTests {
     ]
 
     @Test("lint, convert, print, type and extract all print FILE and the position first", arguments: inputs)
-    func positionedLines(input: BadInput) throws {
+    func positionedLines(input: BadInput) async throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write(input.bytes, as: input.name)
         let expectedStart = path + input.position + input.format + ": "
@@ -48,7 +48,7 @@ struct ErrorLineTests {
             ["lint", path], ["convert", "-f", "xml1", path], ["print", path], ["type", "a", path],
             ["extract", "a", "xml1", path], ["convert", "-f", "swift", "-o", "-", path],
         ] {
-            let result = try trove(arguments: arguments)
+            let result = try await trove(arguments: arguments)
             #expect(result.status == 1, "\(arguments)")
             #expect(result.stderrText.hasPrefix(expectedStart), "\(arguments): got \(result.stderrText)")
             #expect(result.stderrText.split(separator: "\n").count == 1, "\(arguments): one line")
@@ -57,11 +57,11 @@ struct ErrorLineTests {
     }
 
     @Test("an XML error names the line of the fault, a column within it, and the key path")
-    func xmlLine() throws {
+    func xmlLine() async throws {
         let directory = try TemporaryDirectory()
         let text = "<plist>\n<dict>\n  <key>count</key>\n  <integer>12x</integer>\n</dict>\n</plist>\n"
         let path = try directory.write(Data(text.utf8), as: "bad.plist")
-        let result = try trove("lint", path)
+        let result = try await trove("lint", path)
         #expect(result.status == 1)
         let line = result.stderrText.trimmingCharacters(in: .newlines)
         // FILE:4:COLUMN: XML: message (at key path count)
@@ -73,7 +73,7 @@ struct ErrorLineTests {
     }
 
     @Test("the line is built from the error's public fields: file, position, format, message, key path")
-    func lineMatchesTheError() throws {
+    func lineMatchesTheError() async throws {
         let directory = try TemporaryDirectory()
         for input in Self.inputs {
             let path = try directory.write(input.bytes, as: input.name)
@@ -85,21 +85,21 @@ struct ErrorLineTests {
             }
             expected += "\(try #require(error.format).displayName): \(error.message)"
             if let keyPath = error.keyPath, !keyPath.components.isEmpty { expected += " (at key path \(keyPath))" }
-            let result = try trove("lint", path)
+            let result = try await trove("lint", path)
             #expect(result.stderrText == expected + "\n")
         }
     }
 
     @Test("errors without a position keep FILE: message, and lint's success line stays FILE: OK")
-    func unpositioned() throws {
+    func unpositioned() async throws {
         let directory = try TemporaryDirectory()
         let missing = directory.path("missing.plist")
         let good = try directory.write(try Plist.write(["a": 1], as: .xml), as: "good.plist")
-        let result = try trove("lint", good, missing)
+        let result = try await trove("lint", good, missing)
         #expect(result.stdoutText == "\(good): OK\n")
         #expect(result.stderrText == "\(missing): cannot open for reading: No such file or directory\n")
 
-        let standardInput = try trove("lint", "-", stdin: Data("(1,\n 2;)".utf8))
+        let standardInput = try await trove("lint", "-", stdin: Data("(1,\n 2;)".utf8))
         #expect(standardInput.stderrText.hasPrefix("<stdin>:2:3: OpenStep: "), "got \(standardInput.stderrText)")
     }
 

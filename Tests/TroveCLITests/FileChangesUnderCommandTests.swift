@@ -14,15 +14,15 @@ import Darwin
 @Suite("Command-line files: devices, pipes and files changed under a command", .enabled(if: TestEnvironment.hasTrove))
 struct FileChangesUnderCommandTests {
     @Test("-o /dev/null is written to, not replaced")
-    func deviceOutput() throws {
-        let result = try trove("convert", "-f", "xml1", "-o", "/dev/null", TestEnvironment.sample("Preferences.plist"))
+    func deviceOutput() async throws {
+        let result = try await trove("convert", "-f", "xml1", "-o", "/dev/null", TestEnvironment.sample("Preferences.plist"))
         #expect(result.status == 0, "\(result.stderrText)")
         var info = stat()
         #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR, "/dev/null is still the device")
     }
 
     @Test("-o FIFO writes through the pipe and leaves it a pipe")
-    func pipeOutput() throws {
+    func pipeOutput() async throws {
         let directory = try TemporaryDirectory()
         let fifo = directory.path("fifo")
         try #require(mkfifo(fifo, 0o600) == 0)
@@ -31,7 +31,7 @@ struct FileChangesUnderCommandTests {
         try #require(readEnd >= 0)
         defer { close(readEnd) }
         let source = try directory.write(try Plist.write(["k": "through the pipe"], as: .binary), as: "in.plist")
-        let result = try trove("convert", "-f", "json", "-o", fifo, source)
+        let result = try await trove("convert", "-f", "json", "-o", fifo, source)
         #expect(result.status == 0, "\(result.stderrText)")
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = read(readEnd, &buffer, buffer.count)
@@ -42,11 +42,11 @@ struct FileChangesUnderCommandTests {
     }
 
     @Test("'-' reads standard input for type and extract, as for every verb")
-    func standardInput() throws {
+    func standardInput() async throws {
         let data = try Plist.write(["a": ["b": 5]], as: .binary)
-        let type = try trove("type", "a.b", "-", stdin: data)
+        let type = try await trove("type", "a.b", "-", stdin: data)
         #expect(type.status == 0 && type.stdoutText == "integer\n")
-        let extract = try trove("extract", "a.b", "raw", "-", stdin: data)
+        let extract = try await trove("extract", "a.b", "raw", "-", stdin: data)
         #expect(extract.status == 0 && extract.stdoutText == "5\n")
     }
 

@@ -5,13 +5,13 @@ import Testing
 /// exit status and, on success, the same value (plutil re-serialises, so bytes are not compared).
 func expectEditMatchesPlutil(
     _ arguments: [String], on sample: String, sourceLocation: SourceLocation = #_sourceLocation
-) throws {
+) async throws {
     let directory = try TemporaryDirectory()
     let ours = try directory.copy(sample, as: "ours.plist")
     let theirs = try directory.copy(sample, as: "theirs.plist")
-    let ourResult = try trove(arguments: arguments + [ours])
+    let ourResult = try await trove(arguments: arguments + [ours])
     let binary = try #require(TestEnvironment.plutil)
-    let theirResult = try runProcess(binary, arguments + [theirs])
+    let theirResult = try await runProcess(binary, arguments + [theirs])
     #expect(ourResult.status == theirResult.status, "\(arguments): \(ourResult.stderrText) vs \(theirResult.stderrText)",
             sourceLocation: sourceLocation)
     if theirResult.status == 0 {
@@ -76,8 +76,8 @@ struct InsertCommandTests {
 
     @Test("edits of an XML file give plutil's value, status and message", .enabled(if: TestEnvironment.hasPlutil, "plutil not found"),
           arguments: preferenceEdits)
-    func preferencesMatchPlutil(arguments: [String]) throws {
-        try expectEditMatchesPlutil(arguments, on: Self.preferences)
+    func preferencesMatchPlutil(arguments: [String]) async throws {
+        try await expectEditMatchesPlutil(arguments, on: Self.preferences)
     }
 
     @Test("edits of a binary file give plutil's value, status and message", .enabled(if: TestEnvironment.hasPlutil, "plutil not found"),
@@ -89,15 +89,15 @@ struct InsertCommandTests {
             ["-insert", "Empty.Array", "-string", "x", "-append"],
             ["-insert", "Books.9.Title", "-string", "x"],
           ])
-    func catalogMatchesPlutil(arguments: [String]) throws {
-        try expectEditMatchesPlutil(arguments, on: Self.catalog)
+    func catalogMatchesPlutil(arguments: [String]) async throws {
+        try await expectEditMatchesPlutil(arguments, on: Self.catalog)
     }
 
     @Test("an insert into an XML file changes only the inserted lines")
-    func xmlInsertKeepsTheRestOfTheFile() throws {
+    func xmlInsertKeepsTheRestOfTheFile() async throws {
         let directory = try TemporaryDirectory()
         let copy = try directory.copy(Self.preferences, as: "p.plist")
-        let result = try trove("insert", "Window.Width", "--integer", "1024", copy)
+        let result = try await trove("insert", "Window.Width", "--integer", "1024", copy)
         #expect(result.status == 0, "\(result.stderrText)")
         let original = String(decoding: try bytes(of: Self.preferences), as: UTF8.self)
         let zoomed = "\t\t<key>Zoomed</key>\n\t\t<false/>\n"
@@ -111,17 +111,17 @@ struct InsertCommandTests {
         (preferences, "Window.Frame", "{{0, 0}, {1, 1}}", "{{120, 80}, {1024, 768}}"),
         (catalog, "Title", "Another title", "Trove sample catalogue"),
     ])
-    func replaceAndRestoreIsLossless(sample: String, path: String, temporary: String, original: String) throws {
+    func replaceAndRestoreIsLossless(sample: String, path: String, temporary: String, original: String) async throws {
         let directory = try TemporaryDirectory()
         let copy = try directory.copy(sample, as: "copy.plist")
-        #expect(try trove("replace", path, "--string", temporary, copy).status == 0)
+        #expect(try await trove("replace", path, "--string", temporary, copy).status == 0)
         #expect(try bytes(of: copy) != bytes(of: sample))
-        #expect(try trove("replace", path, "--string", original, copy).status == 0)
+        #expect(try await trove("replace", path, "--string", original, copy).status == 0)
         #expect(try bytes(of: copy) == bytes(of: sample))
     }
 
     @Test("an OpenStep file keeps its comments through replace, insert and remove, and a JSON file its layout")
-    func textFilesKeepTheirText() throws {
+    func textFilesKeepTheirText() async throws {
         let directory = try TemporaryDirectory()
         let project = """
             // !$*UTF8*$!
@@ -135,13 +135,13 @@ struct InsertCommandTests {
 
             """
         let path = try directory.write(Data(project.utf8), as: "project.pbxproj")
-        #expect(try trove("replace", "settings.SWIFT_VERSION", "--string", "6.0", path).status == 0)
+        #expect(try await trove("replace", "settings.SWIFT_VERSION", "--string", "6.0", path).status == 0)
         var expected = project.replacingOccurrences(of: "5.0", with: "6.0")
         #expect(String(decoding: try bytes(of: path), as: UTF8.self) == expected)
-        #expect(try trove("insert", "settings.TARGET", "--string", "macOS 15", path).status == 0)
+        #expect(try await trove("insert", "settings.TARGET", "--string", "macOS 15", path).status == 0)
         expected = expected.replacingOccurrences(of: "6.0;\n", with: "6.0;\n\t\tTARGET = \"macOS 15\";\n")
         #expect(String(decoding: try bytes(of: path), as: UTF8.self) == expected)
-        #expect(try trove("remove", "name", path).status == 0)
+        #expect(try await trove("remove", "name", path).status == 0)
         expected = expected.replacingOccurrences(of: "\tname = Trove; // the product\n", with: "")
         #expect(String(decoding: try bytes(of: path), as: UTF8.self) == expected)
 
@@ -154,23 +154,23 @@ struct InsertCommandTests {
 
             """
         let jsonPath = try directory.write(Data(json.utf8), as: "package.json")
-        #expect(try trove("insert", "tags", "--string", "text", "--append", jsonPath).status == 0)
-        #expect(try trove("remove", "version", jsonPath).status == 0)
+        #expect(try await trove("insert", "tags", "--string", "text", "--append", jsonPath).status == 0)
+        #expect(try await trove("remove", "version", jsonPath).status == 0)
         let edited = json.replacingOccurrences(of: #""json"]"#, with: #""json", "text"]"#)
             .replacingOccurrences(of: ",\n    \"version\": 1.0", with: "")
         #expect(String(decoding: try bytes(of: jsonPath), as: UTF8.self) == edited)
     }
 
     @Test("a JSON file stays JSON, compact or with -r as plutil -r writes it", .enabled(if: TestEnvironment.hasPlutil, "plutil not found"))
-    func jsonFileStaysJSON() throws {
+    func jsonFileStaysJSON() async throws {
         let directory = try TemporaryDirectory()
         let json = Data("{\"b\":[1,2],\"a\":{\"c\":true}}".utf8)
         let compact = try directory.write(json, as: "compact.json")
         let readable = try directory.write(json, as: "readable.json")
         let theirs = try directory.write(json, as: "theirs.json")
-        #expect(try trove("insert", "a.d", "--string", "x", compact).status == 0)
-        #expect(try trove("insert", "a.d", "--string", "x", "-r", readable).status == 0)
-        #expect(try plutil("-insert", "a.d", "-string", "x", "-r", theirs).status == 0)
+        #expect(try await trove("insert", "a.d", "--string", "x", compact).status == 0)
+        #expect(try await trove("insert", "a.d", "--string", "x", "-r", readable).status == 0)
+        #expect(try await plutil("-insert", "a.d", "-string", "x", "-r", theirs).status == 0)
         let compactBytes = try bytes(of: compact)
         #expect(!compactBytes.contains(UInt8(ascii: "\n")))
         #expect(try JSONSerialization.jsonObject(with: compactBytes) as? NSDictionary
@@ -179,15 +179,15 @@ struct InsertCommandTests {
     }
 
     @Test("standard input is edited to standard output, and -o writes elsewhere leaving the input alone")
-    func stdinAndOutputPath() throws {
-        let piped = try trove("insert", "Added", "--integer", "18446744073709551615", "-", stdin: try bytes(of: Self.preferences))
+    func stdinAndOutputPath() async throws {
+        let piped = try await trove("insert", "Added", "--integer", "18446744073709551615", "-", stdin: try bytes(of: Self.preferences))
         #expect(piped.status == 0, "\(piped.stderrText)")
         let value = try #require(try foundationValue(piped.stdout) as? [String: Any])
         #expect((value["Added"] as? NSNumber)?.uint64Value == UInt64.max)
 
         let directory = try TemporaryDirectory()
         let output = directory.path("out.plist")
-        let result = try trove("replace", "Version", "--integer", "4", "-o", output, Self.catalog)
+        let result = try await trove("replace", "Version", "--integer", "4", "-o", output, Self.catalog)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(try foundationFormat(bytes(of: output)) == .binary)
         #expect((try foundationValue(bytes(of: output)) as? [String: Any])?["Version"] as? Int == 4)
@@ -198,23 +198,23 @@ struct InsertCommandTests {
         ["--float", "nan"], ["--date", "2024-01-02"], ["--data", "!!!"], ["--json", "{bad"], ["--json", "[null]"],
         [], ["--bool", "YES", "--string", "x"],
     ])
-    func badValues(value: [String]) throws {
+    func badValues(value: [String]) async throws {
         let directory = try TemporaryDirectory()
         let copy = try directory.copy(Self.preferences, as: "p.plist")
-        let result = try trove(arguments: ["insert", "New"] + value + [copy])
+        let result = try await trove(arguments: ["insert", "New"] + value + [copy])
         #expect(result.status == 64, "\(value): \(result.stderrText)")
         #expect(try bytes(of: copy) == bytes(of: Self.preferences))
     }
 
     @Test("integers keep the full range and floats their value")
-    func numberRange() throws {
+    func numberRange() async throws {
         for (text, expected) in [("-9223372036854775808", "-9223372036854775808"), ("+12", "12"), (" 7 ", "7")] {
-            let result = try trove("insert", "N", "--integer", text, "-o", "-", Self.preferences)
+            let result = try await trove("insert", "N", "--integer", text, "-o", "-", Self.preferences)
             #expect(result.status == 0, "\(text): \(result.stderrText)")
             let value = try #require(try foundationValue(result.stdout) as? [String: Any])
             #expect((value["N"] as? NSNumber)?.stringValue == expected)
         }
-        let real = try trove("insert", "F", "--float", "1e-3", "-o", "-", Self.preferences)
+        let real = try await trove("insert", "F", "--float", "1e-3", "-o", "-", Self.preferences)
         #expect((try foundationValue(real.stdout) as? [String: Any])?["F"] as? Double == 0.001)
     }
 }

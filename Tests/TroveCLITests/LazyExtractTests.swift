@@ -30,7 +30,7 @@ struct LazyExtractTests {
     /// The same document as a binary plist (read lazily) and as XML (decoded whole): every
     /// answer must be the same, byte for byte.
     @Test("binary input answers exactly as the same document in XML does")
-    func binaryMatchesXML() throws {
+    func binaryMatchesXML() async throws {
         let directory = try TemporaryDirectory()
         // The XML writer sorts keys; the binary file is written from the XML file's value so that
         // both hold their dictionaries in the same order (raw, JSON and binary output follow it).
@@ -46,11 +46,11 @@ struct LazyExtractTests {
         ]
         var compared = 0
         for path in paths {
-            let type = (try trove("type", path, binary), try trove("type", path, xml))
+            let type = (try await trove("type", path, binary), try await trove("type", path, xml))
             #expect(type.0.status == type.1.status && type.0.stdout == type.1.stdout, "type \(path): \(type.0.stderrText)")
             for format in ["raw", "xml1", "json", "binary1"] {
-                let ours = try trove("extract", path, format, "-o", "-", binary)
-                let reference = try trove("extract", path, format, "-o", "-", xml)
+                let ours = try await trove("extract", path, format, "-o", "-", binary)
+                let reference = try await trove("extract", path, format, "-o", "-", xml)
                 #expect(ours.status == reference.status, "extract \(path) \(format): \(ours.stderrText)")
                 #expect(ours.stdout == reference.stdout, "extract \(path) \(format)")
                 // The file name differs; the rest of the message must not.
@@ -60,24 +60,24 @@ struct LazyExtractTests {
             }
         }
         #expect(compared == paths.count * 4)
-        let expect = try trove("extract", "records.key 3.index", "raw", "--expect", "integer", binary)
+        let expect = try await trove("extract", "records.key 3.index", "raw", "--expect", "integer", binary)
         #expect(expect.status == 0 && expect.stdoutText == "-97\n")
-        let wrong = try trove("extract", "records.key 3", "raw", "--expect", "array", binary)
+        let wrong = try await trove("extract", "records.key 3", "raw", "--expect", "array", binary)
         #expect(wrong.status == 1)
         #expect(wrong.stderrText.contains("expected to be array but is dictionary"))
     }
 
     @Test("standard input and several files work as before")
-    func standardInputAndSeveralFiles() throws {
+    func standardInputAndSeveralFiles() async throws {
         let directory = try TemporaryDirectory()
         let data = try Plist.write(["a": ["b": 5]], as: .binary)
         let file = try directory.write(data, as: "small.plist")
-        let piped = try trove("type", "a.b", "-", stdin: data)
+        let piped = try await trove("type", "a.b", "-", stdin: data)
         #expect(piped.status == 0 && piped.stdoutText == "integer\n")
-        let both = try trove("type", "a", file, TestEnvironment.sample("Preferences.plist"), file)
+        let both = try await trove("type", "a", file, TestEnvironment.sample("Preferences.plist"), file)
         #expect(both.status == 1)  // the sample has no key "a"
         #expect(both.stdoutText == "dictionary\ndictionary\n")
-        let missing = try trove("type", "a", directory.path("absent.plist"))
+        let missing = try await trove("type", "a", directory.path("absent.plist"))
         #expect(missing.status == 1)
         #expect(missing.stderrText.contains("cannot open for reading: No such file or directory"))
     }
@@ -85,7 +85,7 @@ struct LazyExtractTests {
     /// The lazy path reads only what it needs, so damage off the path goes unnoticed, and damage
     /// on it is reported with its byte offset.
     @Test("damage on the path is reported with its byte offset; damage elsewhere is not read")
-    func damageOffThePath() throws {
+    func damageOffThePath() async throws {
         let directory = try TemporaryDirectory()
         var bytes = [UInt8](try Plist.write(["good": "fine", "bad": [1, 2]], as: .binary))
         // Point the array's second reference past the object count.
@@ -94,16 +94,16 @@ struct LazyExtractTests {
         let arrayMarker = try #require(bytes.firstIndex(of: 0xA2))
         bytes[arrayMarker + 2] = 0x7F
         let file = try directory.write(Data(bytes), as: "damaged.plist")
-        let good = try trove("extract", "good", "raw", file)
+        let good = try await trove("extract", "good", "raw", file)
         #expect(good.status == 0 && good.stdoutText == "fine\n")
-        let bad = try trove("extract", "bad.1", "raw", file)
+        let bad = try await trove("extract", "bad.1", "raw", file)
         #expect(bad.status == 1)
         #expect(bad.stderrText.contains("\(file): byte \(arrayMarker + 2): binary: reference 127 is not below the object count"), "\(bad.stderrText)")
         #expect(bad.stderrText.contains("(at key path bad.1)"))
         // Extracting a container decodes all of it, so the damage inside is found.
-        let whole = try trove("extract", "bad", "xml1", "-o", "-", file)
+        let whole = try await trove("extract", "bad", "xml1", "-o", "-", file)
         #expect(whole.status == 1)
         // lint reads the whole file and always finds it.
-        #expect(try trove("lint", file).status == 1)
+        #expect(try await trove("lint", file).status == 1)
     }
 }

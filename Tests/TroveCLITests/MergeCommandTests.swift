@@ -20,13 +20,13 @@ struct MergeCommandTests {
     }
 
     @Test("different keys merge into OURS, in its format, editing only what changed")
-    func cleanMerge() throws {
+    func cleanMerge() async throws {
         var ours = Self.base, theirs = Self.base
         try ours.replace(1024, at: "Width")
         try theirs.insert("dark", at: "Theme")
         let (directory, paths) = try Self.sides(ours: ours, theirs: theirs)
         let before = try bytes(of: paths[1])
-        let result = try trove(arguments: ["merge"] + paths)
+        let result = try await trove(arguments: ["merge"] + paths)
         #expect(result.status == 0, "\(result.stderrText)")
         let after = try bytes(of: paths[1])
         let document = try Plist.read(after)
@@ -39,21 +39,21 @@ struct MergeCommandTests {
     }
 
     @Test("-o writes elsewhere and leaves OURS alone; -o - writes standard output")
-    func outputOption() throws {
+    func outputOption() async throws {
         var theirs = Self.base
         try theirs.replace(900, at: "Width")
         let (directory, paths) = try Self.sides(ours: Self.base, theirs: theirs)
         let before = try bytes(of: paths[1])
         let out = directory.path("out.plist")
-        #expect(try trove(arguments: ["merge", "-o", out] + paths).status == 0)
+        #expect(try await trove(arguments: ["merge", "-o", out] + paths).status == 0)
         #expect(try bytes(of: paths[1]) == before)
         #expect(try Plist.read(try bytes(of: out)).value[keyPath: "Width"] == 900)
-        let piped = try trove(arguments: ["merge", "-o", "-"] + paths)
+        let piped = try await trove(arguments: ["merge", "-o", "-"] + paths)
         #expect(try Plist.read(piped.stdout).value[keyPath: "Width"] == 900)
     }
 
     @Test("a key changed two ways is a conflict: one line per key path, exit 1, OURS unchanged")
-    func conflict() throws {
+    func conflict() async throws {
         var ours = Self.base, theirs = Self.base
         try ours.replace(1024, at: "Width")
         try theirs.replace(1280, at: "Width")
@@ -61,7 +61,7 @@ struct MergeCommandTests {
         try theirs.replace("Theirs", at: "Name")
         let (directory, paths) = try Self.sides(ours: ours, theirs: theirs)
         let before = try bytes(of: paths[1])
-        let result = try trove(arguments: ["merge"] + paths)
+        let result = try await trove(arguments: ["merge"] + paths)
         #expect(result.status == 1)
         #expect(result.stderrText == """
             \(paths[1]): conflict at Name: base "Editor", ours "Mine", theirs "Theirs"
@@ -73,9 +73,9 @@ struct MergeCommandTests {
     }
 
     @Test("an unreadable input is exit 2")
-    func unreadable() throws {
+    func unreadable() async throws {
         let (directory, paths) = try Self.sides(ours: Self.base, theirs: Self.base)
-        let result = try trove("merge", paths[0], paths[1], directory.path("missing.plist"))
+        let result = try await trove("merge", paths[0], paths[1], directory.path("missing.plist"))
         #expect(result.status == 2)
         #expect(result.stderrText.contains("missing.plist"))
     }
@@ -88,9 +88,9 @@ struct MergeCommandTests {
     .enabled(if: TestEnvironment.executableOnPath("git") != nil, "git not found on PATH; install git to run this test"))
 struct GitDriverTests {
     /// Runs git in `directory` with a fixed identity and no user or system configuration.
-    static func git(_ arguments: String..., in directory: TemporaryDirectory) throws -> ProcessResult {
+    static func git(_ arguments: String..., in directory: TemporaryDirectory) async throws -> ProcessResult {
         let git = try #require(TestEnvironment.executableOnPath("git"))
-        return try runProcess(git, ["-C", directory.url.path] + arguments, environment: [
+        return try await runProcess(git, ["-C", directory.url.path] + arguments, environment: [
             "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": directory.url.path,
             "GIT_AUTHOR_NAME": "Trove", "GIT_AUTHOR_EMAIL": "trove@example.com",
             "GIT_COMMITTER_NAME": "Trove", "GIT_COMMITTER_EMAIL": "trove@example.com",
@@ -102,55 +102,55 @@ struct GitDriverTests {
     }
 
     @Test("two branches that add keys merge; the same key changed on both conflicts; diff shows text")
-    func gitMergeAndDiff() throws {
+    func gitMergeAndDiff() async throws {
         let repository = try TemporaryDirectory()
         let troveBinary = try #require(TroveExecutable.path)
-        checked(try Self.git("init", "-q", "-b", "main", in: repository), "init")
-        checked(try Self.git("config", "merge.plist.driver", "'\(troveBinary)' merge %O %A %B", in: repository), "config")
-        checked(try Self.git("config", "merge.plist.name", "property lists, by key path", in: repository), "config")
-        checked(try Self.git("config", "diff.plist.textconv", "'\(troveBinary)' print --normalized", in: repository), "config")
+        checked(try await Self.git("init", "-q", "-b", "main", in: repository), "init")
+        checked(try await Self.git("config", "merge.plist.driver", "'\(troveBinary)' merge %O %A %B", in: repository), "config")
+        checked(try await Self.git("config", "merge.plist.name", "property lists, by key path", in: repository), "config")
+        checked(try await Self.git("config", "diff.plist.textconv", "'\(troveBinary)' print --normalized", in: repository), "config")
         _ = try repository.write(Data("*.plist merge=plist diff=plist\n".utf8), as: ".gitattributes")
         let settings = repository.path("Settings.plist")
         func save(_ value: PlistValue, as format: PlistFormat = .xml) throws {
             try Plist.write(value, as: format).write(to: URL(fileURLWithPath: settings))
         }
-        func commit(_ message: String) throws {
-            checked(try Self.git("add", "-A", in: repository), "add")
-            checked(try Self.git("commit", "-q", "-m", message, in: repository), "commit")
+        func commit(_ message: String) async throws {
+            checked(try await Self.git("add", "-A", in: repository), "add")
+            checked(try await Self.git("commit", "-q", "-m", message, in: repository), "commit")
         }
         try save(["Name": "Editor", "Width": 800])
-        try commit("base")
+        try await commit("base")
 
-        checked(try Self.git("checkout", "-q", "-b", "theme", in: repository), "checkout")
+        checked(try await Self.git("checkout", "-q", "-b", "theme", in: repository), "checkout")
         try save(["Name": "Editor", "Width": 800, "Theme": "dark"])
-        try commit("theme")
-        checked(try Self.git("checkout", "-q", "main", in: repository), "checkout")
+        try await commit("theme")
+        checked(try await Self.git("checkout", "-q", "main", in: repository), "checkout")
         try save(["Name": "Editor", "Width": 800, "FontSize": 13])
-        try commit("font size")
+        try await commit("font size")
 
         // A plain line merge would conflict: both branches added a line at the same place.
-        let merge = try Self.git("merge", "-q", "--no-edit", "theme", in: repository)
+        let merge = try await Self.git("merge", "-q", "--no-edit", "theme", in: repository)
         #expect(merge.status == 0, "\(merge.stdoutText) \(merge.stderrText)")
         let merged = try Plist.read(try bytes(of: settings))
         #expect(merged.format == .xml)
         expectPlistEqual(merged.value, ["Name": "Editor", "Width": 800, "FontSize": 13, "Theme": "dark"])
 
         // The same key changed on two branches.
-        checked(try Self.git("checkout", "-q", "-b", "wide", in: repository), "checkout")
+        checked(try await Self.git("checkout", "-q", "-b", "wide", in: repository), "checkout")
         try save(["Name": "Editor", "Width": 1280, "FontSize": 13, "Theme": "dark"])
-        try commit("wide")
-        checked(try Self.git("checkout", "-q", "main", in: repository), "checkout")
+        try await commit("wide")
+        checked(try await Self.git("checkout", "-q", "main", in: repository), "checkout")
         try save(["Name": "Editor", "Width": 1024, "FontSize": 13, "Theme": "dark"])
-        try commit("narrower")
-        let conflict = try Self.git("merge", "-q", "--no-edit", "wide", in: repository)
+        try await commit("narrower")
+        let conflict = try await Self.git("merge", "-q", "--no-edit", "wide", in: repository)
         #expect(conflict.status != 0)
         #expect((conflict.stdoutText + conflict.stderrText).contains("conflict at Width: base 800, ours 1024, theirs 1280"))
         #expect(try Plist.read(try bytes(of: settings)).value[keyPath: "Width"] == 1024)
-        checked(try Self.git("merge", "--abort", in: repository), "merge --abort")
+        checked(try await Self.git("merge", "--abort", in: repository), "merge --abort")
 
         // Binary plists diff as text through the textconv driver.
         try save(["Name": "Editor", "Width": 1024, "FontSize": 14, "Theme": "dark"], as: .binary)
-        let diff = try Self.git("diff", "--", "Settings.plist", in: repository)
+        let diff = try await Self.git("diff", "--", "Settings.plist", in: repository)
         #expect(diff.stdoutText.contains("-  \"FontSize\" => 13\n+  \"FontSize\" => 14"), "\(diff.stdoutText)")
         #expect(!diff.stdoutText.contains("Binary files"))
     }

@@ -102,11 +102,11 @@ struct PlutilDifferentialTests {
     }
 
     @Test("convert xml1: binary files give plutil's bytes, XML files plutil's value and their own bytes")
-    func convertXML() throws {
+    func convertXML() async throws {
         var findings = Findings()
         for sample in Self.samples where !sample.hasRepeatedKeys {
-            let ours = try trove("convert", "-f", "xml1", "-o", "-", sample.path)
-            let theirs = try plutil("-convert", "xml1", "-o", "-", sample.path)
+            let ours = try await trove("convert", "-f", "xml1", "-o", "-", sample.path)
+            let theirs = try await plutil("-convert", "xml1", "-o", "-", sample.path)
             findings.compared += 1
             if sample.holdsUID {
                 findings.checkUIDRefusal(ours: ours, plutil: theirs, sample.path)
@@ -125,11 +125,11 @@ struct PlutilDifferentialTests {
     }
 
     @Test("convert binary1: plutil reads our binary back to the value it reads from the source")
-    func convertBinary() throws {
+    func convertBinary() async throws {
         var findings = Findings()
         let directory = try TemporaryDirectory()
         for (index, sample) in Self.samples.enumerated() where !sample.hasRepeatedKeys {
-            let ours = try trove("convert", "-f", "binary1", "-o", "-", sample.path)
+            let ours = try await trove("convert", "-f", "binary1", "-o", "-", sample.path)
             findings.compared += 1
             guard ours.status == 0 else {
                 findings.check(false, "\(sample.path): trove failed: \(ours.stderrText)")
@@ -138,28 +138,28 @@ struct PlutilDifferentialTests {
             // plutil's own binary output orders dictionaries by CF hash, so bytes are not
             // comparable; what matters is that plutil reads ours as it reads the source.
             if sample.holdsUID {
-                findings.checkUIDRefusal(ours: ours, plutil: try plutil("-convert", "binary1", "-o", "-", sample.path), sample.path)
+                findings.checkUIDRefusal(ours: ours, plutil: try await plutil("-convert", "binary1", "-o", "-", sample.path), sample.path)
                 continue
             }
             let copy = try directory.write(ours.stdout, as: "\(index).bplist")
-            let viaOurs = try plutil("-convert", "xml1", "-o", "-", copy)
-            let viaSource = try plutil("-convert", "xml1", "-o", "-", sample.path)
+            let viaOurs = try await plutil("-convert", "xml1", "-o", "-", copy)
+            let viaSource = try await plutil("-convert", "xml1", "-o", "-", sample.path)
             findings.check(viaOurs.status == 0 && viaOurs.stdout == viaSource.stdout,
                            "\(sample.path): plutil reads our binary differently (status \(viaOurs.status))")
-            let theirs = try plutil("-convert", "binary1", "-o", "-", sample.path)
+            let theirs = try await plutil("-convert", "binary1", "-o", "-", sample.path)
             findings.check(Self.value(theirs.stdout) == Self.value(ours.stdout), "\(sample.path): value differs from plutil's binary")
         }
         findings.expectClean("files", minimum: 150)
     }
 
     @Test("convert json: same bytes, or the same refusal")
-    func convertJSON() throws {
+    func convertJSON() async throws {
         var findings = Findings()
         for sample in Self.samples where !sample.hasRepeatedKeys {
             for pretty in [false, true] {
                 let flags = pretty ? ["-r"] : []
-                let ours = try trove(arguments: ["convert", "-f", "json"] + flags + ["-o", "-", sample.path])
-                let theirs = try runProcess(TestEnvironment.plutil!, ["-convert", "json"] + flags + ["-o", "-", sample.path])
+                let ours = try await trove(arguments: ["convert", "-f", "json"] + flags + ["-o", "-", sample.path])
+                let theirs = try await runProcess(TestEnvironment.plutil!, ["-convert", "json"] + flags + ["-o", "-", sample.path])
                 findings.compared += 1
                 findings.check(ours.status == theirs.status, "\(sample.path)\(pretty ? " -r" : ""): status \(ours.status) vs plutil \(theirs.status)")
                 guard ours.status == 0, theirs.status == 0 else { continue }
@@ -175,7 +175,7 @@ struct PlutilDifferentialTests {
     }
 
     @Test("type and extract (raw, xml1, json, binary1) agree on sampled key paths of every file")
-    func typeAndExtract() throws {
+    func typeAndExtract() async throws {
         var findings = Findings()
         var blankKeyPaths = 0
         for sample in Self.samples where !sample.hasRepeatedKeys {
@@ -183,8 +183,8 @@ struct PlutilDifferentialTests {
             for path in paths {
                 let keyPath = path.description
                 findings.compared += 1
-                let ourType = try trove("type", keyPath, sample.path)
-                let theirType = try plutil("-type", keyPath, sample.path)
+                let ourType = try await trove("type", keyPath, sample.path)
+                let theirType = try await plutil("-type", keyPath, sample.path)
                 if path.components.contains("") {
                     // Named difference: plutil cannot address an empty key (a key path with an
                     // empty component is "invalid" to it); trove reads it as the key "".
@@ -194,16 +194,16 @@ struct PlutilDifferentialTests {
                     continue
                 }
                 if let value = sample.document.value[keyPath: path], Self.containsUID(value) {
-                    let ourExtract = try trove("extract", keyPath, "xml1", "-o", "-", sample.path)
-                    let theirExtract = try plutil("-extract", keyPath, "xml1", "-o", "-", sample.path)
+                    let ourExtract = try await trove("extract", keyPath, "xml1", "-o", "-", sample.path)
+                    let theirExtract = try await plutil("-extract", keyPath, "xml1", "-o", "-", sample.path)
                     findings.checkUIDRefusal(ours: ourExtract, plutil: theirExtract, "\(sample.path) extract \(keyPath)")
                     continue
                 }
                 findings.check(ourType.status == theirType.status && ourType.stdout == theirType.stdout,
                                "\(sample.path) type \(keyPath): \(ourType.stdoutText)\(ourType.stderrText) vs \(theirType.stdoutText)")
                 for format in ["raw", "xml1", "json", "binary1"] {
-                    let ours = try trove("extract", keyPath, format, "-o", "-", sample.path)
-                    let theirs = try plutil("-extract", keyPath, format, "-o", "-", sample.path)
+                    let ours = try await trove("extract", keyPath, format, "-o", "-", sample.path)
+                    let theirs = try await plutil("-extract", keyPath, format, "-o", "-", sample.path)
                     let label = "\(sample.path) extract \(keyPath) \(format)"
                     findings.check(ours.status == theirs.status, "\(label): status \(ours.status) vs plutil \(theirs.status) \(theirs.stderrText)")
                     guard ours.status == 0, theirs.status == 0 else { continue }
@@ -224,7 +224,7 @@ struct PlutilDifferentialTests {
     }
 
     @Test("insert, replace and remove leave the value plutil leaves, with the same status")
-    func edits() throws {
+    func edits() async throws {
         var findings = Findings()
         let directory = try TemporaryDirectory()
         // plutil cannot write back a file holding UIDs (see `holdsUID`), so there is nothing to compare.
@@ -250,8 +250,8 @@ struct PlutilDifferentialTests {
                     ourArguments += ["--\(edit[2])", edit[3]]
                     theirArguments += ["-\(edit[2])", edit[3]]
                 }
-                let ours = try trove(arguments: ourArguments + [ourFile])
-                let theirs = try runProcess(TestEnvironment.plutil!, theirArguments + [theirFile])
+                let ours = try await trove(arguments: ourArguments + [ourFile])
+                let theirs = try await runProcess(TestEnvironment.plutil!, theirArguments + [theirFile])
                 findings.compared += 1
                 let label = "\(sample.path) \(edit.joined(separator: " "))"
                 findings.check(ours.status == theirs.status, "\(label): status \(ours.status) vs plutil \(theirs.status): \(ours.stderrText)")
@@ -275,14 +275,14 @@ struct PlutilDifferentialTests {
     }
 
     @Test("OpenStep and JSON files convert to plutil's XML bytes", arguments: ["openstep", "json"])
-    func textFormatsToXML(category: String) throws {
+    func textFormatsToXML(category: String) async throws {
         // plutil reads JSON through JSONSerialization, which turns -2^63 into a real; trove keeps
         // every integer that fits 64 bits an integer (README "Where trove differs").
         let integerKept = ["libplist-int64_min_max.json"]
         var findings = Findings()
         for row in try Self.manifestRows(category: category) where row.expectation.hasPrefix("valid") {
-            let ours = try trove("convert", "-f", "xml1", "-o", "-", row.path)
-            let theirs = try plutil("-convert", "xml1", "-o", "-", row.path)
+            let ours = try await trove("convert", "-f", "xml1", "-o", "-", row.path)
+            let theirs = try await plutil("-convert", "xml1", "-o", "-", row.path)
             findings.compared += 1
             let name = URL(fileURLWithPath: row.path).lastPathComponent
             // A JSON null has no XML form: both tools refuse those files.
@@ -301,15 +301,15 @@ struct PlutilDifferentialTests {
     }
 
     @Test("lint: every must-reject file, in every format, is refused by both tools")
-    func lintVerdicts() throws {
+    func lintVerdicts() async throws {
         var findings = Findings()
         // Files plutil 6.3.1 accepts although the corpus says a reader must reject them, with the
         // reason (none today: plutil's leniencies are all on files the manifest marks "no-crash").
         let plutilTooLenient: [String: String] = [:]
         var lenientSeen: Set<String> = []
         for fixture in try Self.manifestRows(category: "malformed") where fixture.expectation == "must-reject" {
-            let ours = try trove("lint", "-s", fixture.path)
-            let theirs = try plutil("-lint", "-s", fixture.path)
+            let ours = try await trove("lint", "-s", fixture.path)
+            let theirs = try await plutil("-lint", "-s", fixture.path)
             findings.compared += 1
             findings.check(ours.status == 1, "\(fixture.path): trove accepted it")
             let name = URL(fileURLWithPath: fixture.path).lastPathComponent

@@ -32,10 +32,10 @@ struct PrintColorTests {
     }
 
     @Test("--color output without its colors and notes is exactly the plain output", arguments: ["Preferences.plist", "Catalog.plist"])
-    func sameLayout(sample: String) throws {
+    func sameLayout(sample: String) async throws {
         let path = TestEnvironment.sample(sample)
-        let plain = try trove("print", path)
-        let colored = try trove("print", "--color", path)
+        let plain = try await trove("print", path)
+        let colored = try await trove("print", "--color", path)
         #expect(colored.status == 0)
         #expect(colored.stdoutText != plain.stdoutText)
         #expect(colored.stdoutText.contains(Self.escape))
@@ -43,23 +43,23 @@ struct PrintColorTests {
     }
 
     @Test("piped output and --no-color have no escapes; the last of --color and --no-color wins")
-    func plainByDefault() throws {
+    func plainByDefault() async throws {
         let path = TestEnvironment.sample("Preferences.plist")
-        let piped = try trove("print", path)
+        let piped = try await trove("print", path)
         #expect(!piped.stdout.contains(0x1B))
-        #expect(try trove("print", "--no-color", path).stdout == piped.stdout)
-        #expect(try trove("print", "--color", "--no-color", path).stdout == piped.stdout)
-        #expect(try trove("print", "--no-color", "--color", path).stdout.contains(0x1B))
+        #expect(try await trove("print", "--no-color", path).stdout == piped.stdout)
+        #expect(try await trove("print", "--color", "--no-color", path).stdout == piped.stdout)
+        #expect(try await trove("print", "--no-color", "--color", path).stdout.contains(0x1B))
     }
 
     @Test("each kind has its color and a dim type note; containers show their size")
-    func paintedPieces() throws {
+    func paintedPieces() async throws {
         let value: [String: Any] = [
             "s": "text", "i": 42, "r": 1.5, "b": true, "d": Date(timeIntervalSinceReferenceDate: 0),
             "x": Data([0xAB]), "list": [1], "map": ["k": "v", "l": "w"],
         ]
         let plist = try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
-        let result = try trove("print", "--color", "-", stdin: plist)
+        let result = try await trove("print", "--color", "-", stdin: plist)
         #expect(result.status == 0, "\(result.stderrText)")
         let e = Self.escape
         let reset = "\(e)0m"
@@ -87,10 +87,10 @@ struct PrintColorTests {
     }
 
     @Test("in color, control characters in keys and strings are shown as escapes, not sent to the terminal")
-    func controlCharacters() throws {
+    func controlCharacters() async throws {
         let value: [String: Any] = ["bell\u{7}": "red\u{1B}[31m\nnext"]
         let plist = try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
-        let colored = try trove("print", "--color", "-", stdin: plist)
+        let colored = try await trove("print", "--color", "-", stdin: plist)
         let text = Self.strippingEscapes(colored.stdoutText)
         #expect(text.contains("\"bell\\u{7}\""), "\(text)")
         #expect(text.contains("\"red\\u{1b}[31m\\nnext\""), "\(text)")
@@ -99,39 +99,39 @@ struct PrintColorTests {
         #expect(!raw.contains("\u{1B}[31m\\n"))
         #expect(raw.components(separatedBy: "\u{1B}").dropFirst().allSatisfy { $0.hasPrefix("[") && ($0.hasPrefix("[0m") || $0.hasPrefix("[1") || $0.hasPrefix("[2m") || $0.hasPrefix("[3")) })
         // Plain output keeps the characters as plutil does.
-        let plain = try trove("print", "-", stdin: plist)
+        let plain = try await trove("print", "-", stdin: plist)
         #expect(plain.stdoutText.contains("\"red\u{1B}[31m\nnext\""))
     }
 
     @Test("a deeply nested document prints in color without recursion limits")
-    func deepNesting() throws {
+    func deepNesting() async throws {
         let depth = 500
         let xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n"
             + String(repeating: "<array>", count: depth) + "<integer>7</integer>" + String(repeating: "</array>", count: depth)
             + "\n</plist>\n"
-        let colored = try trove("print", "--color", "-", stdin: Data(xml.utf8))
+        let colored = try await trove("print", "--color", "-", stdin: Data(xml.utf8))
         #expect(colored.status == 0, "\(colored.stderrText)")
-        let plain = try trove("print", "-", stdin: Data(xml.utf8))
+        let plain = try await trove("print", "-", stdin: Data(xml.utf8))
         #expect(Self.strippingAnnotations(Self.strippingEscapes(colored.stdoutText)) == plain.stdoutText)
         #expect(plain.stdoutText.split(separator: "\n").count == 2 * depth + 1)
     }
 
     @Test("on a terminal: colored by default, plain with NO_COLOR, TERM=dumb or --no-color",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script(1) is needed for a pseudo-terminal"))
-    func terminalDetection() throws {
+    func terminalDetection() async throws {
         let binary = try #require(TroveExecutable.path)
         let sample = TestEnvironment.sample("Catalog.plist")
-        func onTerminal(_ environment: String, _ options: String = "") throws -> String {
+        func onTerminal(_ environment: String, _ options: String = "") async throws -> String {
             let command = "env \(environment) '\(binary)' print \(options) '\(sample)'"
-            let result = try runProcess("/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"])
+            let result = try await runProcess("/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"])
             #expect(result.status == 0, "\(command): \(result.stderrText)")
             return result.stdoutText
         }
-        #expect(try onTerminal("-u NO_COLOR TERM=xterm").contains(Self.escape))
-        #expect(try onTerminal("NO_COLOR= TERM=xterm").contains(Self.escape), "an empty NO_COLOR does not count")
-        #expect(try !onTerminal("NO_COLOR=1").contains("\u{1B}"))
-        #expect(try !onTerminal("TERM=dumb").contains("\u{1B}"))
-        #expect(try !onTerminal("-u NO_COLOR TERM=xterm", "--no-color").contains("\u{1B}"))
-        #expect(try onTerminal("NO_COLOR=1 TERM=dumb", "--color").contains(Self.escape))
+        #expect(try await onTerminal("-u NO_COLOR TERM=xterm").contains(Self.escape))
+        #expect(try await onTerminal("NO_COLOR= TERM=xterm").contains(Self.escape), "an empty NO_COLOR does not count")
+        #expect(try await !onTerminal("NO_COLOR=1").contains("\u{1B}"))
+        #expect(try await !onTerminal("TERM=dumb").contains("\u{1B}"))
+        #expect(try await !onTerminal("-u NO_COLOR TERM=xterm", "--no-color").contains("\u{1B}"))
+        #expect(try await onTerminal("NO_COLOR=1 TERM=dumb", "--color").contains(Self.escape))
     }
 }

@@ -5,18 +5,18 @@ import Testing
 struct PrintCommandTests {
     @Test("the samples print exactly as plutil -p prints them", .enabled(if: TestEnvironment.hasPlutil, "plutil not found"),
           arguments: ["Preferences.plist", "Catalog.plist"])
-    func samplesMatchPlutil(sample: String) throws {
+    func samplesMatchPlutil(sample: String) async throws {
         let path = TestEnvironment.sample(sample)
-        let ours = try trove("print", path)
+        let ours = try await trove("print", path)
         #expect(ours.status == 0, "\(ours.stderrText)")
-        let theirs = try plutil("-p", path)
+        let theirs = try await plutil("-p", path)
         #expect(theirs.status == 0)
         #expect(ours.stdoutText == theirs.stdoutText)
     }
 
     @Test("the layout: sorted keys, indices, nesting and closing brackets")
-    func layout() throws {
-        let result = try trove("print", TestEnvironment.sample("Preferences.plist"))
+    func layout() async throws {
+        let result = try await trove("print", TestEnvironment.sample("Preferences.plist"))
         let lines = result.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "{")
         #expect(lines.dropLast().last == "}")
@@ -35,7 +35,7 @@ struct PrintCommandTests {
     }
 
     @Test("generated values print as plutil -p prints them", .enabled(if: TestEnvironment.hasPlutil, "plutil not found"))
-    func generatedValuesMatchPlutil() throws {
+    func generatedValuesMatchPlutil() async throws {
         let directory = try TemporaryDirectory()
         var generator = ValueGenerator(seed: 0x9121)
         for index in 0..<10 {
@@ -44,22 +44,22 @@ struct PrintCommandTests {
             let format: PropertyListSerialization.PropertyListFormat = index.isMultiple(of: 2) ? .xml : .binary
             let data = try PropertyListSerialization.data(fromPropertyList: value, format: format, options: 0)
             let path = try directory.write(data, as: "generated-\(index).plist")
-            let ours = try trove("print", path)
+            let ours = try await trove("print", path)
             #expect(ours.status == 0, "\(ours.stderrText)")
-            let theirs = try plutil("-p", path)
+            let theirs = try await plutil("-p", path)
             #expect(ours.stdoutText == theirs.stdoutText, "\(path)")
         }
     }
 
     @Test("data prints every byte as two hex digits, long data as first 16 ... last 8 bytes")
-    func data() throws {
+    func data() async throws {
         let directory = try TemporaryDirectory()
         let samples: [Data] = [
             Data(), Data([1, 2, 3]), Data((0..<24).map(UInt8.init)), Data((0..<25).map(UInt8.init)),
             Data((0..<250).map { UInt8(truncatingIfNeeded: $0 &* 7) }),
         ]
         let plist = try PropertyListSerialization.data(fromPropertyList: samples, format: .binary, options: 0)
-        let result = try trove("print", try directory.write(plist, as: "data.plist"))
+        let result = try await trove("print", try directory.write(plist, as: "data.plist"))
         #expect(result.status == 0, "\(result.stderrText)")
 
         func hex<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
@@ -75,14 +75,14 @@ struct PrintCommandTests {
     }
 
     @Test("UIDs, null, 32-bit reals and dates far from today")
-    func unusualScalars() throws {
+    func unusualScalars() async throws {
         // Expected dates were worked out with GNU date and Python, independently of Trove.
         // A hand-assembled bplist00: array of [UID 5, null, float32 0.1, date -1e12, date 1e12, date -0.25s before 1970].
         var objects: [[UInt8]] = [[0xA6, 1, 2, 3, 4, 5, 6], [0x80, 0x05], [0x00], [0x22] + bigEndian(Float(0.1).bitPattern)]
         for seconds in [-1e12, 1e12, -978_307_200.25] { objects.append([0x33] + bigEndian(seconds.bitPattern)) }
         let directory = try TemporaryDirectory()
         let path = try directory.write(binaryPlist(objects), as: "scalars.plist")
-        let result = try trove("print", path)
+        let result = try await trove("print", path)
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText == """
             [
@@ -98,20 +98,20 @@ struct PrintCommandTests {
     }
 
     @Test("a scalar root prints on one line")
-    func scalarRoot() throws {
+    func scalarRoot() async throws {
         let plist = try PropertyListSerialization.data(fromPropertyList: "just a string", format: .xml, options: 0)
-        let result = try trove("print", "-", stdin: plist)
+        let result = try await trove("print", "-", stdin: plist)
         #expect(result.status == 0)
         #expect(result.stdoutText == "\"just a string\"\n")
     }
 
     @Test("several files print one after another; a failure is reported and the rest still print")
-    func severalFiles() throws {
+    func severalFiles() async throws {
         let directory = try TemporaryDirectory()
         let missing = directory.path("missing.plist")
         let catalog = TestEnvironment.sample("Catalog.plist")
-        let single = try trove("print", catalog)
-        let result = try trove("print", missing, catalog, catalog)
+        let single = try await trove("print", catalog)
+        let result = try await trove("print", missing, catalog, catalog)
         #expect(result.status == 1)
         #expect(result.stdoutText == single.stdoutText + single.stdoutText)
         #expect(result.stderrText == "\(missing): cannot open for reading: No such file or directory\n")

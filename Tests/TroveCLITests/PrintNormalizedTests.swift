@@ -12,14 +12,14 @@ struct PrintNormalizedTests {
     ]
 
     @Test("the same value prints the same text from every format and key order")
-    func sameValueSameText() throws {
+    func sameValueSameText() async throws {
         let directory = try TemporaryDirectory()
         guard case .dictionary(let entries) = Self.value else { return }
         let reversed = PlistValue.dictionary(PlistDictionary(entries.reversed().map { ($0.key, $0.value) }))
         var outputs: [String] = []
         for (index, (value, format)) in [(Self.value, PlistFormat.binary), (reversed, .binary)].enumerated() {
             let path = try directory.write(try Plist.write(value, as: format), as: "v\(index).plist")
-            let result = try trove("print", "--normalized", path)
+            let result = try await trove("print", "--normalized", path)
             #expect(result.status == 0, "\(result.stderrText)")
             outputs.append(result.stdoutText)
         }
@@ -30,7 +30,7 @@ struct PrintNormalizedTests {
         var binaryOfXMLValue = ""
         for (name, format) in [("x.xml", PlistFormat.xml), ("x.bin", .binary)] {
             let path = try directory.write(try Plist.write(xmlValue, as: format), as: name)
-            let text = try trove("print", "--sorted", path).stdoutText
+            let text = try await trove("print", "--sorted", path).stdoutText
             if format == .binary { binaryOfXMLValue = text } else { outputs.append(text) }
         }
         #expect(outputs[0] == outputs[1])
@@ -38,10 +38,10 @@ struct PrintNormalizedTests {
     }
 
     @Test("the exact text: sorted keys, escapes, exact reals and dates, data in full")
-    func layout() throws {
+    func layout() async throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write(try Plist.write(Self.value, as: .binary), as: "v.plist")
-        let text = try trove("print", "--normalized", "--color", path).stdoutText
+        let text = try await trove("print", "--normalized", "--color", path).stdoutText
         let expected = """
             {
               "Alpha" => "two\\nlines"
@@ -73,10 +73,10 @@ struct PrintNormalizedTests {
         (.date(PlistDate(secondsSinceReferenceDate: 0)), .date(PlistDate(secondsSinceReferenceDate: 0.25))),
         (.data(Data(repeating: 1, count: 100)), .data(Data(repeating: 1, count: 99) + Data([2]))),
     ])
-    func differentValuesDifferentText(a: PlistValue, b: PlistValue) throws {
+    func differentValuesDifferentText(a: PlistValue, b: PlistValue) async throws {
         let directory = try TemporaryDirectory()
         let pathA = try directory.write(try Plist.write(["v": a], as: .binary), as: "a.plist")
         let pathB = try directory.write(try Plist.write(["v": b], as: .binary), as: "b.plist")
-        #expect(try trove("print", "--normalized", pathA).stdoutText != trove("print", "--normalized", pathB).stdoutText)
+        #expect(try await trove("print", "--normalized", pathA).stdoutText != trove("print", "--normalized", pathB).stdoutText)
     }
 }

@@ -4,18 +4,18 @@ import Testing
 @Suite("trove roundtrip", .enabled(if: TestEnvironment.hasTrove, "the trove executable was not built"))
 struct RoundtripCommandTests {
     @Test("the samples pass; dates and integers keep them out of JSON and OpenStep")
-    func samples() throws {
+    func samples() async throws {
         let preferences = TestEnvironment.sample("Preferences.plist")
         let catalog = TestEnvironment.sample("Catalog.plist")
-        let result = try trove("roundtrip", preferences, catalog)
+        let result = try await trove("roundtrip", preferences, catalog)
         #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
         #expect(result.stdoutText == "\(preferences): OK (binary1 xml1)\n\(catalog): OK (binary1 xml1)\n")
     }
 
     @Test("-v explains: the lossless rewrite, and each skipped format with the value in the way")
-    func verbose() throws {
+    func verbose() async throws {
         let preferences = TestEnvironment.sample("Preferences.plist")
-        let result = try trove("roundtrip", "-v", preferences)
+        let result = try await trove("roundtrip", "-v", preferences)
         #expect(result.status == 0)
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         #expect(lines.first == "\(preferences): OK (binary1 xml1)")
@@ -27,24 +27,24 @@ struct RoundtripCommandTests {
     }
 
     @Test("a document of strings, data and containers makes the trip through all four formats")
-    func allFormats() throws {
+    func allFormats() async throws {
         let directory = try TemporaryDirectory()
         let value: [String: Any] = ["name": "Trove", "list": ["a", "b c", "ü"], "bytes": Data([0, 1, 254]), "empty": [String: Any]()]
         let plist = try PropertyListSerialization.data(fromPropertyList: value, format: .xml, options: 0)
         let path = try directory.write(plist, as: "strings.plist")
-        let result = try trove("roundtrip", path)
+        let result = try await trove("roundtrip", path)
         #expect(result.status == 0, "\(result.stdoutText)")
         #expect(result.stdoutText == "\(path): OK (binary1 xml1 openstep)\n", "data has no JSON form")
         let withoutData = try PropertyListSerialization.data(fromPropertyList: ["a": ["b", "c"]], format: .binary, options: 0)
         let second = try directory.write(withoutData, as: "plain.plist")
-        #expect(try trove("roundtrip", second).stdoutText == "\(second): OK (binary1 xml1 json openstep)\n")
+        #expect(try await trove("roundtrip", second).stdoutText == "\(second): OK (binary1 xml1 json openstep)\n")
     }
 
     @Test("JSON and OpenStep input: the lossless rewrite and the conversions are checked")
-    func textInputs() throws {
+    func textInputs() async throws {
         let directory = try TemporaryDirectory()
         let json = try directory.write(Data(#"{"a": [1, 2.5, true, null, "x"]}"#.utf8), as: "doc.json")
-        let result = try trove("roundtrip", "-v", json)
+        let result = try await trove("roundtrip", "-v", json)
         #expect(result.status == 0, "\(result.stdoutText)")
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         // Null keeps it out of XML and OpenStep.
@@ -53,12 +53,12 @@ struct RoundtripCommandTests {
         #expect(lines.contains { $0.hasPrefix("  xml1: skipped: XML has no null (at a.3)") }, "\(lines)")
 
         let openStep = try directory.write(Data("{ name = Trove; list = (a, \"b c\"); bytes = <0001fe>; }".utf8), as: "doc.strings")
-        let second = try trove("roundtrip", openStep)
+        let second = try await trove("roundtrip", openStep)
         #expect(second.stdoutText == "\(openStep): OK (binary1 xml1 openstep)\n", "\(second.stderrText)")
     }
 
     @Test("values a format cannot hold skip it: null, fractional dates, UIDs, -0.0, whole reals, 32-bit reals")
-    func skippedFormats() throws {
+    func skippedFormats() async throws {
         let directory = try TemporaryDirectory()
         func bits<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
         let cases: [(objects: [[UInt8]], ok: String, skipped: [String])] = [
@@ -79,7 +79,7 @@ struct RoundtripCommandTests {
         ]
         for (index, item) in cases.enumerated() {
             let path = try directory.write(binaryPlist(item.objects), as: "case\(index).plist")
-            let result = try trove("roundtrip", "-v", path)
+            let result = try await trove("roundtrip", "-v", path)
             #expect(result.status == 0, "case \(index): \(result.stdoutText)\(result.stderrText)")
             let lines = result.stdoutText.split(separator: "\n").map(String.init)
             #expect(lines.first == "\(path): OK (\(item.ok))", "case \(index)")
@@ -90,12 +90,12 @@ struct RoundtripCommandTests {
     }
 
     @Test("a file that cannot be read is reported on standard error; the others are still checked")
-    func unreadable() throws {
+    func unreadable() async throws {
         let directory = try TemporaryDirectory()
         let broken = TestEnvironment.sample("Broken.plist")
         let missing = directory.path("missing.plist")
         let catalog = TestEnvironment.sample("Catalog.plist")
-        let result = try trove("roundtrip", broken, missing, catalog)
+        let result = try await trove("roundtrip", broken, missing, catalog)
         #expect(result.status == 1)
         #expect(result.stdoutText == "\(catalog): OK (binary1 xml1)\n")
         let errors = result.stderrText.split(separator: "\n").map(String.init)
@@ -105,17 +105,17 @@ struct RoundtripCommandTests {
     }
 
     @Test("-s prints only failures; standard input is read once")
-    func silentAndStdin() throws {
+    func silentAndStdin() async throws {
         let catalog = TestEnvironment.sample("Catalog.plist")
-        let silent = try trove("roundtrip", "-s", catalog)
+        let silent = try await trove("roundtrip", "-s", catalog)
         #expect(silent.status == 0)
         #expect(silent.stdout.isEmpty)
-        let stdin = try trove("roundtrip", "-", stdin: try bytes(of: catalog))
+        let stdin = try await trove("roundtrip", "-", stdin: try bytes(of: catalog))
         #expect(stdin.stdoutText == "<stdin>: OK (binary1 xml1)\n", "\(stdin.stderrText)")
     }
 
     @Test("a failure names the check and says what differed, and the exit status is 1")
-    func failureReport() throws {
+    func failureReport() async throws {
         // Two bytes no offset points to: valid (CoreFoundation reads the file), but the layout
         // notes keep no copy of the input, so the rewrite cannot reproduce them.
         let directory = try TemporaryDirectory()
@@ -125,7 +125,7 @@ struct RoundtripCommandTests {
         file += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, 14]
         let path = try directory.write(Data(file), as: "gap.plist")
         let catalog = TestEnvironment.sample("Catalog.plist")
-        let result = try trove("roundtrip", path, catalog)
+        let result = try await trove("roundtrip", path, catalog)
         #expect(result.status == 1)
         #expect(result.stdoutText == """
             \(path): FAILED (lossless), OK (binary1 xml1 json)
@@ -133,21 +133,21 @@ struct RoundtripCommandTests {
             \(catalog): OK (binary1 xml1)
 
             """)
-        let silent = try trove("roundtrip", "-s", path, catalog)
+        let silent = try await trove("roundtrip", "-s", path, catalog)
         #expect(silent.status == 1)
         #expect(silent.stdoutText.split(separator: "\n").first == "\(path): FAILED (lossless), OK (binary1 xml1 json)")
         #expect(!silent.stdoutText.contains(catalog))
     }
 
     @Test("a small binary file whose shared objects expand to millions of values is not converted, and finishes fast")
-    func sharedObjectExpansion() throws {
+    func sharedObjectExpansion() async throws {
         let directory = try TemporaryDirectory()
         // 22 arrays, each holding the next one twice, then an integer: 2^23 - 1 values from 24 objects.
         let levels = 22
         let objects = (0..<levels).map { level -> [UInt8] in [0xA2, UInt8(level + 1), UInt8(level + 1)] } + [[0x10, 7]]
         let path = try directory.write(binaryPlist(objects), as: "expanding.plist")
         let started = Date()
-        let result = try trove("roundtrip", "-v", path)
+        let result = try await trove("roundtrip", "-v", path)
         #expect(Date().timeIntervalSince(started) < 30)
         #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
@@ -157,17 +157,17 @@ struct RoundtripCommandTests {
 
         // diff compares each pair of shared objects once.
         let other = try directory.write(binaryPlist(Array(objects.dropLast()) + [[0x10, 8]]), as: "other.plist")
-        #expect(try trove("diff", path, path).status == 0)
-        #expect(try trove("diff", "-q", path, other).status == 1)
+        #expect(try await trove("diff", path, path).status == 0)
+        #expect(try await trove("diff", "-q", path, other).status == 1)
         #expect(Date().timeIntervalSince(started) < 60)
     }
 
     @Test("a one-entry CF$UID dictionary is how XML spells a UID, so XML is skipped for it")
-    func uidLookalike() throws {
+    func uidLookalike() async throws {
         let directory = try TemporaryDirectory()
         let plist = try PropertyListSerialization.data(fromPropertyList: ["a": ["CF$UID": 5]], format: .binary, options: 0)
         let path = try directory.write(plist, as: "lookalike.plist")
-        let result = try trove("roundtrip", "-v", path)
+        let result = try await trove("roundtrip", "-v", path)
         #expect(result.status == 0, "\(result.stdoutText)")
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         #expect(lines.first == "\(path): OK (binary1 json)")
@@ -198,10 +198,10 @@ struct RoundtripCorpusTests {
 
     @Test("every valid file round-trips, except the known failures named with their reasons",
           arguments: ["xml", "binary", "keyed-archive", "openstep", "json", "large"])
-    func corpus(category: String) throws {
+    func corpus(category: String) async throws {
         let files = try Self.validFiles(in: category)
         #expect(!files.isEmpty, "no valid \(category) files in the manifest")
-        let result = try trove(arguments: ["roundtrip"] + files.map(\.path))
+        let result = try await trove(arguments: ["roundtrip"] + files.map(\.path))
         #expect(result.stderr.isEmpty, "files that did not read: \(result.stderrText)")
         let summaries = result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix(" ") }.map(String.init)
         #expect(summaries.count == files.count, "one summary line per file")

@@ -39,13 +39,13 @@ struct SourceCodeOutputTests {
 
     /// Runs trove and plutil on the same file: a description of any difference in output, status
     /// or message (nil when they agree), and whether trove succeeded.
-    static func compare(language: String, path: String) throws -> (difference: String?, succeeded: Bool) {
-        let ours = try trove("convert", "-f", language, "-o", "-", path)
-        return (try difference(ours, language: language, path: path), ours.status == 0)
+    static func compare(language: String, path: String) async throws -> (difference: String?, succeeded: Bool) {
+        let ours = try await trove("convert", "-f", language, "-o", "-", path)
+        return (try await difference(ours, language: language, path: path), ours.status == 0)
     }
 
-    private static func difference(_ ours: ProcessResult, language: String, path: String) throws -> String? {
-        let theirs = try runProcess(try #require(TestEnvironment.plutil), ["-convert", language, "-o", "-", path])
+    private static func difference(_ ours: ProcessResult, language: String, path: String) async throws -> String? {
+        let theirs = try await runProcess(try #require(TestEnvironment.plutil), ["-convert", language, "-o", "-", path])
         if ours.status != theirs.status {
             return "\(language) \(path): status \(ours.status) vs plutil \(theirs.status): \(ours.stderrText) | \(theirs.stderrText)"
         }
@@ -70,7 +70,7 @@ struct SourceCodeOutputTests {
 
     @Test("generated values convert byte for byte as plutil converts them",
           .enabled(if: TestEnvironment.hasPlutil, "plutil not found"))
-    func generatedValues() throws {
+    func generatedValues() async throws {
         let directory = try TemporaryDirectory()
         var generator = LiteralValueGenerator(seed: 0x5EED_C0DE)
         var compared = 0
@@ -82,7 +82,7 @@ struct SourceCodeOutputTests {
             let path = try directory.write(try Plist.write(value, as: round.isMultiple(of: 2) ? .binary : .xml), as: name)
             for language in Self.languages {
                 compared += 1
-                if let difference = try Self.compare(language: language, path: path).difference { differences.append(difference) }
+                if let difference = try await Self.compare(language: language, path: path).difference { differences.append(difference) }
             }
             try FileManager.default.removeItem(atPath: path)
         }
@@ -92,7 +92,7 @@ struct SourceCodeOutputTests {
 
     @Test("every valid corpus file converts as plutil converts it, or fails with plutil's message",
           .enabled(if: TestEnvironment.hasPlutil && TestEnvironment.fixtures != nil, "plutil or the fixture corpus not found"))
-    func corpus() throws {
+    func corpus() async throws {
         let root = try #require(TestEnvironment.fixtures)
         let manifest = try String(contentsOf: root.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
         var identical = 0
@@ -104,7 +104,7 @@ struct SourceCodeOutputTests {
             guard fields.count >= 6, fields[5].hasPrefix("valid"), fields[1] != "malformed" else { continue }
             let path = root.appendingPathComponent(fields[0]).path
             for language in Self.languages {
-                let (difference, succeeded) = try Self.compare(language: language, path: path)
+                let (difference, succeeded) = try await Self.compare(language: language, path: path)
                 guard let difference else {
                     if succeeded { identical += 1 } else { refusedAlike += 1 }
                     continue
@@ -125,17 +125,17 @@ struct SourceCodeOutputTests {
 
     @Test("without -o the result goes next to the input as NAME.swift / NAME.m (+ NAME.h), as plutil writes it",
           .enabled(if: TestEnvironment.hasPlutil, "plutil not found"))
-    func filesOnDisk() throws {
+    func filesOnDisk() async throws {
         let ours = try TemporaryDirectory()
         let theirs = try TemporaryDirectory()
         let sample = try Self.literalSample()
         let ourInput = try ours.write(sample, as: "Prefs.plist")
         let theirInput = try theirs.write(sample, as: "Prefs.plist")
 
-        #expect(try trove("convert", "swift", ourInput).status == 0)
-        #expect(try plutil("-convert", "swift", theirInput).status == 0)
-        #expect(try trove("convert", "-f", "objc", "--header", ourInput).status == 0)
-        #expect(try plutil("-convert", "objc", "-header", theirInput).status == 0)
+        #expect(try await trove("convert", "swift", ourInput).status == 0)
+        #expect(try await plutil("-convert", "swift", theirInput).status == 0)
+        #expect(try await trove("convert", "-f", "objc", "--header", ourInput).status == 0)
+        #expect(try await plutil("-convert", "objc", "-header", theirInput).status == 0)
 
         #expect(try ours.contents() == ["Prefs.h", "Prefs.m", "Prefs.plist", "Prefs.swift"])
         #expect(try theirs.contents() == ours.contents())
@@ -147,57 +147,57 @@ struct SourceCodeOutputTests {
 
     @Test("-o names the implementation, and the header goes beside it; -o - writes no header",
           .enabled(if: TestEnvironment.hasPlutil, "plutil not found"))
-    func outputPaths() throws {
+    func outputPaths() async throws {
         let ours = try TemporaryDirectory()
         let theirs = try TemporaryDirectory()
         let inputs = try TemporaryDirectory()
         let sample = try inputs.write(try Self.literalSample(), as: "sample.plist")
-        #expect(try trove("convert", "objc", "-header", "-o", ours.path("gen.mm"), sample).status == 0)
-        #expect(try plutil("-convert", "objc", "-header", "-o", theirs.path("gen.mm"), sample).status == 0)
+        #expect(try await trove("convert", "objc", "-header", "-o", ours.path("gen.mm"), sample).status == 0)
+        #expect(try await plutil("-convert", "objc", "-header", "-o", theirs.path("gen.mm"), sample).status == 0)
         #expect(try ours.contents() == ["gen.h", "gen.mm"])
         #expect(try bytes(of: ours.path("gen.mm")) == bytes(of: theirs.path("gen.mm")))
         #expect(try bytes(of: ours.path("gen.h")) == bytes(of: theirs.path("gen.h")))
 
-        let toStandardOutput = try trove("-convert", "objc", "-header", "-o", "-", sample)
+        let toStandardOutput = try await trove("-convert", "objc", "-header", "-o", "-", sample)
         #expect(toStandardOutput.status == 0)
-        #expect(toStandardOutput.stdout == (try plutil("-convert", "objc", "-header", "-o", "-", sample)).stdout)
+        #expect(toStandardOutput.stdout == (try await plutil("-convert", "objc", "-header", "-o", "-", sample)).stdout)
         #expect(!toStandardOutput.stdoutText.contains("#import"), "no header is imported on standard output")
     }
 
     @Test("-e chooses the extension (plutil ignores it), and standard input goes to standard output as '-'")
-    func extensionAndStandardInput() throws {
+    func extensionAndStandardInput() async throws {
         let directory = try TemporaryDirectory()
         let input = try directory.copy(TestEnvironment.sample("Preferences.plist"), as: "p.plist")
-        #expect(try trove("convert", "swift", "-e", "generated.swift", input).status == 0)
+        #expect(try await trove("convert", "swift", "-e", "generated.swift", input).status == 0)
         #expect(try directory.contents() == ["p.generated.swift", "p.plist"])
         let generated = try String(contentsOfFile: directory.path("p.generated.swift"), encoding: .utf8)
         #expect(generated.hasPrefix("/// Generated from p.plist\nlet p "))
 
-        let piped = try trove("convert", "swift", "-", stdin: Data("<plist><array><string>x</string></array></plist>".utf8))
+        let piped = try await trove("convert", "swift", "-", stdin: Data("<plist><array><string>x</string></array></plist>".utf8))
         #expect(piped.status == 0)
         #expect(piped.stdoutText == "/// Generated from -\nlet _ = [\n    \"x\",\n]\n")
     }
 
     @Test("a value with no literal fails with plutil's message, the key path, exit 1 and no output file")
-    func refusals() throws {
+    func refusals() async throws {
         let directory = try TemporaryDirectory()
         let value: PlistValue = ["when": .date(PlistDate(secondsSinceReferenceDate: 0)), "name": "x"]
         let input = try directory.write(try Plist.write(value, as: .xml), as: "dated.plist")
         let good = try directory.write(try Self.literalSample(), as: "good.plist")
-        let result = try trove("convert", "objc", "--header", input, good)
+        let result = try await trove("convert", "objc", "--header", input, good)
         #expect(result.status == 1)
         #expect(result.stderrText == "\(input): Input contains an object that cannot be represented in Obj-C literal syntax (at key path when)\n")
         #expect(try directory.contents() == ["dated.plist", "good.h", "good.m", "good.plist"], "the other file still converts")
 
-        let swift = try trove("convert", "swift", "-o", "-", input)
+        let swift = try await trove("convert", "swift", "-o", "-", input)
         #expect(swift.status == 0, "Swift has a literal for dates: \(swift.stderrText)")
         #expect(swift.stdoutText.contains("\"when\" : Date(timeIntervalSinceReferenceDate: 0.0),"))
     }
 
     @Test("--header is refused for anything but objc")
-    func headerOnlyForObjC() throws {
+    func headerOnlyForObjC() async throws {
         for arguments in [["convert", "swift", "--header", "a.plist"], ["convert", "-f", "json", "-header", "a.plist"]] {
-            let result = try trove(arguments: arguments)
+            let result = try await trove(arguments: arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderrText.contains("--header is only valid for objc literal conversions."))
         }

@@ -53,10 +53,12 @@ enum TestEnvironment {
 }
 
 /// Runs an executable to completion, feeding `stdin` and collecting both outputs. The outputs
-/// go through files rather than pipes so that a large output can never deadlock the test.
+/// go through files rather than pipes so that a large output can never deadlock the test, and
+/// the wait suspends rather than blocks, so that a long differential test does not hold one of
+/// the few threads every test's tasks run on.
 func runProcess(
     _ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil
-) throws -> ProcessResult {
+) async throws -> ProcessResult {
     let scratch = try TemporaryDirectory()
     let outURL = scratch.url.appendingPathComponent("stdout")
     let errURL = scratch.url.appendingPathComponent("stderr")
@@ -76,7 +78,7 @@ func runProcess(
     process.standardError = errHandle
     process.standardInput = inHandle
     try process.run()
-    process.waitUntilExit()
+    await process.exited()
     try outHandle.close()
     try errHandle.close()
     try inHandle.close()
@@ -87,19 +89,19 @@ func runProcess(
 }
 
 /// Runs the built `trove` with `arguments`.
-func trove(_ arguments: String..., stdin: Data? = nil) throws -> ProcessResult {
-    try trove(arguments: arguments, stdin: stdin)
+func trove(_ arguments: String..., stdin: Data? = nil) async throws -> ProcessResult {
+    try await trove(arguments: arguments, stdin: stdin)
 }
 
-func trove(arguments: [String], stdin: Data? = nil) throws -> ProcessResult {
+func trove(arguments: [String], stdin: Data? = nil) async throws -> ProcessResult {
     let binary = try #require(TroveExecutable.path, "the trove executable was not found next to the tests")
-    return try runProcess(binary, arguments, stdin: stdin)
+    return try await runProcess(binary, arguments, stdin: stdin)
 }
 
 /// Runs the toolchain's plutil with `arguments`.
-func plutil(_ arguments: String...) throws -> ProcessResult {
+func plutil(_ arguments: String...) async throws -> ProcessResult {
     let binary = try #require(TestEnvironment.plutil, "plutil was not found")
-    return try runProcess(binary, arguments)
+    return try await runProcess(binary, arguments)
 }
 
 /// The shared scratch directory type (see `TroveTestSupport`), under its familiar name.

@@ -295,10 +295,10 @@ struct PlistStoreCodableAndChangesTests {
             }
         }
         defer { consumer.cancel() }
-        /// The `n`th change, described, or "timeout" after 20 s (the suite shares a loaded machine).
+        /// The `n`th change, described, or "timeout" after 60 s (the suite shares a loaded machine).
         func next() async -> String {
             let n = seen.count
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(60)
             while seen.count == n, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
             return seen.count > n ? seen.values[n] : "timeout"
         }
