@@ -83,7 +83,7 @@ final class CodableArchiveDecoderBox: Decoder {
                 if values.updateValue(valueReferences[index], forKey: key) == nil { keys.append(key) }
             }
         } else {
-            for (stored, value) in fields where stored != "$class" {
+            for (stored, value) in try fields.dictionary() where stored != "$class" {
                 let key: String
                 if stored.hasPrefix("$$") { key = String(stored.dropFirst()) } else if stored.hasPrefix("$") { continue } else { key = stored }
                 keys.append(key)

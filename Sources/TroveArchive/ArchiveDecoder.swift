@@ -11,6 +11,10 @@ import TroveCore
 /// it is finished.
 ///
 /// The decoder is valid only during the call it is handed to.
+///
+/// Its state is marked `@exclusivity(unchecked)`: a decoder runs on one thread, and no access
+/// to its state spans a call that could reach the same state again, so the dynamic checks,
+/// paid on every field of every object, would only cost time.
 public final class ArchiveDecoder {
     /// What state an entry of `$objects` is in.
     enum EntryState {
@@ -26,51 +30,54 @@ public final class ArchiveDecoder {
         /// A string, number, data (or any other plain value) stored in place in `$objects`.
         case inline(PlistValue)
         /// A keyed object: its entry, its class and its fields.
-        case object(Int, ArchiveClassRecord, PlistDictionary)
+        case object(Int, ArchiveClassRecord, ArchiveFields)
     }
 
-    let archive: KeyedArchive
+    let table: ArchiveTable
     let registry: ArchiveClassRegistry
     /// The classes secure decoding allows; widened while a Foundation class reads the keys it
     /// decodes itself (see `allowing(_:_:)`).
-    var allowedClasses: Set<String>?
+    @exclusivity(unchecked) var allowedClasses: Set<String>?
     let limits: KeyedArchiveLimits
     /// Whether numbers, booleans and dates may arrive as strings (a keyed dictionary tree read
     /// back from OpenStep text, where every scalar is a string) and data as base64 (from JSON).
     let acceptsTextScalars: Bool
 
-    var states: [EntryState]
+    @exclusivity(unchecked) var states: [EntryState]
     /// Deferred decodes parked on an entry in progress, with the entry of the object that asked
     /// (nil at the top level): if that object's `init(from:)` fails, its requests are dropped,
     /// so no callback outlives the instance it would assign to.
-    private var waiting: [Int: [(owner: Int?, retry: () throws -> Void)]] = [:]
+    @exclusivity(unchecked) private var waiting: [Int: [(owner: Int?, retry: () throws -> Void)]] = [:]
     /// The entry a plain decode found in progress, for ``decodeDeferred(_:forKey:assign:)``.
-    private var lastBlocker: Int?
+    @exclusivity(unchecked) private var lastBlocker: Int?
     /// The key path from the top-level key to the value being decoded.
-    var path: [PlistKeyPath.Component] = []
+    @exclusivity(unchecked) var path: [PlistKeyPath.Component] = []
     /// The object whose `init(from:)` is running.
-    private var current: (uid: Int, record: ArchiveClassRecord, fields: PlistDictionary)?
+    @exclusivity(unchecked) private var current: (uid: Int, record: ArchiveClassRecord, fields: ArchiveFields)?
     /// Which type decodes a class record when a given type is asked for.
     struct ConcreteTypeKey: Hashable {
         let slot: Int32
         let asked: ObjectIdentifier
     }
-    private var concreteTypes: [ConcreteTypeKey: any KeyedArchivable.Type] = [:]
+    @exclusivity(unchecked) private var concreteTypes: [ConcreteTypeKey: any KeyedArchivable.Type] = [:]
+    /// The type the class record of each slot was last asked for as, and what decoded it.
+    @exclusivity(unchecked) private var lastConcreteType: [(asked: ObjectIdentifier, type: any KeyedArchivable.Type)?]
     /// The fields of the object whose `init(from:)` is running.
-    var currentFields: PlistDictionary? { current?.fields }
+    var currentFields: ArchiveFields? { current?.fields }
     /// Objects decoded without a Swift type (``ArchivedObject``), by entry.
-    var genericObjects: [Int: ArchivedObject] = [:]
+    @exclusivity(unchecked) var genericObjects: [Int: ArchivedObject] = [:]
 
     init(
-        archive: KeyedArchive, registry: ArchiveClassRegistry, allowedClasses: Set<String>?,
+        table: ArchiveTable, registry: ArchiveClassRegistry, allowedClasses: Set<String>?,
         limits: KeyedArchiveLimits, acceptsTextScalars: Bool = false
     ) {
-        self.archive = archive
+        self.table = table
         self.registry = registry
         self.allowedClasses = allowedClasses.map(ArchiveClassRegistry.expandingFoundationSubclasses)
         self.limits = limits
         self.acceptsTextScalars = acceptsTextScalars
-        self.states = Array(repeating: .notStarted, count: archive.objects.count)
+        self.states = Array(repeating: .notStarted, count: table.objects.count)
+        self.lastConcreteType = Array(repeating: nil, count: table.classes.count)
     }
 
     // MARK: - Public API
@@ -81,10 +88,11 @@ public final class ArchiveDecoder {
     /// The class and its superclasses as the archive lists them (`$classes`).
     public var classChain: [String] { current?.record.chain ?? [] }
 
-    /// The keys the archive holds for the object, unescaped, in the archive's order.
+    /// The keys the archive holds for the object, unescaped, in the archive's order (none when
+    /// a key of a binary archive is malformed; decoding any key reports that).
     public var allKeys: [String] {
-        guard let current else { return [] }
-        return current.fields.keys.compactMap { key in
+        guard let current, let keys = try? current.fields.keys() else { return [] }
+        return keys.compactMap { key in
             if key == "$class" { return nil }
             if key.hasPrefix("$$") { return String(key.dropFirst()) }
             return key.hasPrefix("$") ? nil : key
@@ -97,18 +105,35 @@ public final class ArchiveDecoder {
     }
 
     /// The value stored for `key` as it is in the archive (references as ``PlistValue/uid(_:)``),
-    /// or nil.
+    /// or nil; nil too when the stored value of a binary archive is malformed, which the
+    /// `decode` methods report as an error.
     public func rawField(forKey key: String) -> PlistValue? {
+        try? field(forKey: key)
+    }
+
+    /// The value stored for `key`, or nil; a malformed stored value is an error.
+    func field(forKey key: String) throws(PlistError) -> PlistValue? {
         guard let fields = current?.fields else { return nil }
         // Only a key starting with `$` is stored escaped; others are looked up as they are.
-        return key.utf8.first == UInt8(ascii: "$") ? fields["$" + key] : fields[key]
+        do {
+            return key.utf8.first == UInt8(ascii: "$") ? try fields["$" + key] : try fields[key]
+        } catch {
+            throw located(error, at: path + [.key(key)])
+        }
+    }
+
+    /// A file-level error met while reading a field, given the key path it was met at.
+    func located(_ error: PlistError, at keyPath: [PlistKeyPath.Component]) -> PlistError {
+        var located = error
+        if located.keyPath == nil { located.keyPath = PlistKeyPath(components: keyPath) }
+        return located
     }
 
     /// Decodes the value for `key`. A missing key, or one that holds `$null`, is
     /// ``PlistError/Code/archiveMissingKey``; a value of another type is
     /// ``PlistError/Code/typeMismatch``; both name the class and the key path.
     public func decode<T: ArchiveRepresentable>(_ type: T.Type, forKey key: String) throws -> T {
-        guard let field = rawField(forKey: key) else {
+        guard let field = try field(forKey: key) else {
             throw missingKey(key, T.self, detail: "is not in the archive")
         }
         if case .uid(0) = field { throw missingKey(key, T.self, detail: "holds $null") }
@@ -118,7 +143,7 @@ public final class ArchiveDecoder {
     /// Decodes the value for `key`, or nil when the key is missing or holds `$null`. A value of
     /// another type is still an error.
     public func decodeIfPresent<T: ArchiveRepresentable>(_ type: T.Type, forKey key: String) throws -> T? {
-        guard let field = rawField(forKey: key) else { return nil }
+        guard let field = try field(forKey: key) else { return nil }
         if case .uid(0) = field { return nil }
         return try withPath(.key(key)) { try T.decodeArchiveField(field, with: self) }
     }
@@ -127,7 +152,7 @@ public final class ArchiveDecoder {
     /// or any archived object or Foundation collection whose keys match the type's coding keys.
     /// Errors are `DecodingError`s with the coding path, wrapped in a ``PlistError``.
     public func decodeCodable<T: Decodable>(_ type: T.Type, forKey key: String) throws -> T {
-        guard let field = rawField(forKey: key) else {
+        guard let field = try field(forKey: key) else {
             throw missingKey(key, T.self, detail: "is not in the archive")
         }
         return try withPath(.key(key)) { try decodeCodableField(T.self, field: field) }
@@ -143,7 +168,7 @@ public final class ArchiveDecoder {
     public func decodeDeferred<T: ArchiveRepresentable>(
         _ type: T.Type, forKey key: String, assign: @escaping (T?) -> Void
     ) throws {
-        guard let field = rawField(forKey: key), field != .uid(0) else {
+        guard let field = try field(forKey: key), field != .uid(0) else {
             assign(nil)
             return
         }
@@ -181,21 +206,25 @@ public final class ArchiveDecoder {
 
     func resolve(reference uid: UInt64) throws(PlistError) -> Resolved {
         if uid == 0 { return .null }
-        guard uid < UInt64(archive.objects.count) else {
-            throw error(.archiveBadReference, "reference \(uid) is past the \(archive.objects.count) entries of $objects")
+        let objects = table.objects
+        guard uid < UInt64(objects.count) else {
+            throw error(.archiveBadReference, "reference \(uid) is past the \(objects.count) entries of $objects")
         }
         let index = Int(uid)
-        let classSlot = archive.classIndex[index]
+        let classSlot = table.classIndex[index]
         guard classSlot >= 0 else {
-            let entry = archive.objects[index]
-            if case .dictionary = entry {
+            if try objects.fields(index) != nil {
                 throw error(.archiveBadClass, "object \(index) is a dictionary without $class")
             }
-            return .inline(entry)
+            do {
+                return .inline(try objects.value(index))
+            } catch {
+                throw located(error, at: path)
+            }
         }
-        let record = archive.classes[Int(classSlot)]
+        let record = table.classes[Int(classSlot)]
         try checkAllowed(record)
-        guard case .dictionary(let fields) = archive.objects[index] else {
+        guard let fields = try objects.fields(index) else {
             throw error(.archiveBadClass, "object \(index) is not a dictionary")
         }
         return .object(index, record, fields)
@@ -211,17 +240,19 @@ public final class ArchiveDecoder {
     /// Decodes a keyed object as `T`, through the type the registry maps its class to when that
     /// type is a `T`, or as `T` itself when its class chain names `T`'s class.
     func decodeObject<T: KeyedArchivable>(_ type: T.Type, field: PlistValue) throws -> T {
-        if T.self == ArchivedObject.self, let generic = try genericObject(field: field) as? T { return generic }
+        if T.self == ArchivedObject.self { return try genericObject(field: field) as! T }
         guard case .uid(let reference) = field else {
             throw error(.typeMismatch, "expected a reference to a \(T.archiveClassName) object, found \(field.kind)")
         }
         return try decodeEntry(reference, as: T.self) { index, record, fields in
-            let concrete = try self.concreteType(for: record, slot: self.archive.classIndex[index], as: T.self, entry: index)
+            let concrete = try self.concreteType(for: record, slot: self.table.classIndex[index], as: T.self, entry: index)
             let decoded = try self.runInit(concrete, entry: index, record: record, fields: fields)
-            guard let typed = decoded as? T else {
+            // `is` and `as!`, not `as?`: in this unspecialized code an optional of `T` costs a
+            // metadata lookup per object.
+            guard decoded is T else {
                 throw self.error(.typeMismatch, "object \(index) of class \(record.name) decoded as \(concrete), not \(T.self)")
             }
-            return typed
+            return decoded as! T
         }
     }
 
@@ -229,21 +260,21 @@ public final class ArchiveDecoder {
     /// decoded yet, with the entry marked in progress.
     func decodeEntry<T>(
         _ reference: UInt64, as type: T.Type,
-        inline: ((PlistValue) throws -> T)? = nil,
-        _ build: (Int, ArchiveClassRecord, PlistDictionary) throws -> T
+        inline: ((PlistValue) throws -> T)? = nil, describing: String? = nil,
+        _ build: (Int, ArchiveClassRecord, ArchiveFields) throws -> T
     ) throws -> T {
         switch try resolve(reference: reference) {
         case .null:
             throw error(.archiveMissingKey, "expected \(Self.typeName(T.self)), found $null")
         case .inline(let value):
             guard let inline else {
-                throw error(.typeMismatch, "expected \(Self.typeName(T.self)), found \(Self.describe(value))")
+                throw error(.typeMismatch, "expected \(describing ?? Self.typeName(T.self)), found \(Self.describe(value))")
             }
             return try inline(value)
         case .object(let index, let record, let fields):
             switch states[index] {
             case .done(let value):
-                if let typed = value as? T { return typed }
+                if value is T { return value as! T }
                 // A value (not an instance) decoded before as another type is decoded again:
                 // Foundation shares equal arrays, so one entry may be `[String]` in one place
                 // and `[PlistValue]` in another.
@@ -272,7 +303,7 @@ public final class ArchiveDecoder {
                     throw error
                 }
                 states[index] = .done(value)
-                if let callbacks = waiting.removeValue(forKey: index) {
+                if !waiting.isEmpty, let callbacks = waiting.removeValue(forKey: index) {
                     for callback in callbacks { try callback.retry() }
                 }
                 return value
@@ -294,10 +325,19 @@ public final class ArchiveDecoder {
     private func concreteType<T: KeyedArchivable>(
         for record: ArchiveClassRecord, slot: Int32, as type: T.Type, entry: Int
     ) throws -> any KeyedArchivable.Type {
-        let key = ConcreteTypeKey(slot: slot, asked: ObjectIdentifier(T.self))
-        if let known = concreteTypes[key] { return known }
-        let found = try lookUpConcreteType(for: record, as: T.self, entry: entry)
-        concreteTypes[key] = found
+        let asked = ObjectIdentifier(T.self)
+        // Most classes are only ever asked for as one type: that answer is kept by slot, without
+        // hashing.
+        if let last = lastConcreteType[Int(slot)], last.asked == asked { return last.type }
+        let key = ConcreteTypeKey(slot: slot, asked: asked)
+        let found: any KeyedArchivable.Type
+        if let known = concreteTypes[key] {
+            found = known
+        } else {
+            found = try lookUpConcreteType(for: record, as: T.self, entry: entry)
+            concreteTypes[key] = found
+        }
+        lastConcreteType[Int(slot)] = (asked, found)
         return found
     }
 
@@ -318,7 +358,7 @@ public final class ArchiveDecoder {
     }
 
     private func runInit(
-        _ type: any KeyedArchivable.Type, entry: Int, record: ArchiveClassRecord, fields: PlistDictionary
+        _ type: any KeyedArchivable.Type, entry: Int, record: ArchiveClassRecord, fields: ArchiveFields
     ) throws -> any KeyedArchivable {
         let outer = current
         current = (entry, record, fields)
@@ -381,7 +421,7 @@ public final class ArchiveDecoder {
 
     /// Runs top-level decoding of `$top[key]`.
     func decodeTopLevel<T: ArchiveRepresentable>(_ type: T.Type, key: String) throws -> T {
-        guard let field = archive.topLevelValue(forKey: key) else {
+        guard let field = table.topLevelValue(forKey: key) else {
             throw PlistError(.archiveMissingKey, keyPath: [.key(key)], "$top has no key \"\(key)\"")
         }
         path = [.key(key)]

@@ -16,7 +16,7 @@ struct ArchiveGraphPrinter {
     init(decoder: ArchiveDecoder) { self.decoder = decoder }
 
     mutating func text() throws -> String {
-        for entry in decoder.archive.topLevel {
+        for entry in decoder.table.topLevel {
             out += "\(entry.key) = "
             try decoder.withPath(.key(entry.key)) { try value(entry.value, indent: "") }
             out += "\n"
@@ -62,7 +62,7 @@ struct ArchiveGraphPrinter {
         }
     }
 
-    private mutating func object(_ index: Int, _ record: ArchiveClassRecord, _ fields: PlistDictionary, indent: String) throws {
+    private mutating func object(_ index: Int, _ record: ArchiveClassRecord, _ fields: ArchiveFields, indent: String) throws {
         if let leaf = try leafValue(record, fields) {
             out += leaf
             return
@@ -107,14 +107,14 @@ struct ArchiveGraphPrinter {
             return
         }
         out += "#\(index) \(record.name) {"
-        let keys = fields.keys.filter { $0 != "$class" }
+        let keys = try fields.keys().filter { $0 != "$class" }
         if keys.isEmpty {
             out += "}"
             return
         }
         out += "\n"
         for key in keys {
-            guard let stored = fields[key] else { continue }
+            guard let stored = try fields[key] else { continue }
             out += indent + "  \(key) = "
             try decoder.withPath(.key(key)) { try value(stored, indent: indent + "  ") }
             out += "\n"
@@ -123,13 +123,13 @@ struct ArchiveGraphPrinter {
     }
 
     /// Foundation's value objects, printed in place.
-    private func leafValue(_ record: ArchiveClassRecord, _ fields: PlistDictionary) throws -> String? {
+    private func leafValue(_ record: ArchiveClassRecord, _ fields: ArchiveFields) throws -> String? {
         let chain = Set(record.chain)
         if chain.contains("NSNull") { return "NSNull" }
-        if chain.contains("NSDate"), let stored = fields["NS.time"], let time = try? Double.decodeArchiveField(stored, with: decoder) {
+        if chain.contains("NSDate"), let stored = try fields["NS.time"], let time = try? Double.decodeArchiveField(stored, with: decoder) {
             return "NSDate " + PlistDate(secondsSinceReferenceDate: time).iso8601String
         }
-        if chain.contains("NSUUID"), let stored = fields["NS.uuidbytes"], let bytes = try? Data.decodeArchiveField(stored, with: decoder),
+        if chain.contains("NSUUID"), let stored = try fields["NS.uuidbytes"], let bytes = try? Data.decodeArchiveField(stored, with: decoder),
             bytes.count == 16
         {
             var raw = UUID().uuid
@@ -139,10 +139,10 @@ struct ArchiveGraphPrinter {
         if chain.contains("NSURL"), let url = try? URL.decodeArchiveField(.uid(0), orFields: fields, with: decoder) {
             return "NSURL " + url.absoluteString
         }
-        if !chain.isDisjoint(with: FoundationClass.stringLike), case .string(let s)? = try decoder.plainField(fields["NS.string"]) {
+        if !chain.isDisjoint(with: FoundationClass.stringLike), case .string(let s)? = try decoder.plainField(try fields["NS.string"]) {
             return record.name + " " + Self.scalar(.string(s))
         }
-        if !chain.isDisjoint(with: FoundationClass.dataLike), let bytes = try decoder.plainField(fields["NS.data"])?.dataValue {
+        if !chain.isDisjoint(with: FoundationClass.dataLike), let bytes = try decoder.plainField(try fields["NS.data"])?.dataValue {
             return record.name + " " + Self.scalar(.data(bytes))
         }
         return nil
@@ -170,7 +170,7 @@ extension KeyedUnarchiver {
     /// every container or custom object once, marked `#N`, and `-> #N Class` where it appears
     /// again (`(cycle)` when it contains itself).
     public func describe(_ archive: KeyedArchive) throws -> String {
-        var printer = ArchiveGraphPrinter(decoder: makeDecoder(archive))
+        var printer = ArchiveGraphPrinter(decoder: makeDecoder(archive.table))
         return try printer.text()
     }
 }

@@ -83,9 +83,9 @@ struct ArchivePlainConverter {
             .plainValue(of: nested, options: options)
     }
 
-    private mutating func convertObject(_ record: ArchiveClassRecord, _ fields: PlistDictionary) throws -> PlistValue {
+    private mutating func convertObject(_ record: ArchiveClassRecord, _ fields: ArchiveFields) throws -> PlistValue {
         let chain = Set(record.chain)
-        func field(_ key: String) -> PlistValue? { fields[key] }
+        func field(_ key: String) throws -> PlistValue? { try fields[key] }
         if !chain.isDisjoint(with: FoundationClass.stringLike) || !chain.isDisjoint(with: FoundationClass.dataLike)
             || chain.contains("NSDate") || chain.contains("NSUUID") || chain.contains("NSURL")
         {
@@ -93,7 +93,7 @@ struct ArchivePlainConverter {
                 return .string(try URL.decodeArchiveField(.uid(0), orFields: fields, with: decoder).absoluteString)
             }
             if chain.contains("NSUUID") {
-                guard let stored = fields["NS.uuidbytes"], let bytes = try? Data.decodeArchiveField(stored, with: decoder), bytes.count == 16 else {
+                guard let stored = try fields["NS.uuidbytes"], let bytes = try? Data.decodeArchiveField(stored, with: decoder), bytes.count == 16 else {
                     throw decoder.error(.typeMismatch, "\(record.name) has no 16-byte NS.uuidbytes")
                 }
                 var raw = UUID().uuid
@@ -101,7 +101,7 @@ struct ArchivePlainConverter {
                 return .string(UUID(uuid: raw).uuidString)
             }
             if chain.contains("NSDate") {
-                guard let stored = fields["NS.time"], let time = try? Double.decodeArchiveField(stored, with: decoder) else {
+                guard let stored = try fields["NS.time"], let time = try? Double.decodeArchiveField(stored, with: decoder) else {
                     throw decoder.error(.typeMismatch, "\(record.name) has no NS.time number")
                 }
                 return .date(PlistDate(secondsSinceReferenceDate: time))
@@ -154,10 +154,11 @@ struct ArchivePlainConverter {
     }
 
     /// An object as a dictionary of its class and its own keys.
-    private mutating func genericDictionary(_ record: ArchiveClassRecord, _ fields: PlistDictionary) throws -> PlistValue {
-        var result = PlistDictionary(minimumCapacity: fields.count)
+    private mutating func genericDictionary(_ record: ArchiveClassRecord, _ fields: ArchiveFields) throws -> PlistValue {
+        let stored = try fields.dictionary()
+        var result = PlistDictionary(minimumCapacity: stored.count)
         result.updateValue(.string(record.name), forKey: "$class")
-        for (key, value) in fields where key != "$class" {
+        for (key, value) in stored where key != "$class" {
             if let converted = try decoder.withPath(.key(key), { try convert(value) }) {
                 result.updateValue(converted, forKey: key)
             }
@@ -168,12 +169,12 @@ struct ArchivePlainConverter {
 
 extension URL {
     /// An `NSURL` from its fields (used where the fields are at hand already).
-    static func decodeArchiveField(_ ignored: PlistValue, orFields fields: PlistDictionary, with decoder: ArchiveDecoder) throws -> URL {
+    static func decodeArchiveField(_ ignored: PlistValue, orFields fields: ArchiveFields, with decoder: ArchiveDecoder) throws -> URL {
         var base: URL?
-        if let baseField = fields["NS.base"], baseField != .uid(0) {
+        if let baseField = try fields["NS.base"], baseField != .uid(0) {
             base = try decoder.withPath(.key("NS.base")) { try URL.decodeArchiveField(baseField, with: decoder) }
         }
-        guard let relativeField = fields["NS.relative"] else { throw decoder.error(.archiveMissingKey, "NSURL has no NS.relative") }
+        guard let relativeField = try fields["NS.relative"] else { throw decoder.error(.archiveMissingKey, "NSURL has no NS.relative") }
         let relative = try decoder.withPath(.key("NS.relative")) { try String.decodeArchiveField(relativeField, with: decoder) }
         guard let url = URL(string: relative, relativeTo: base) else {
             throw decoder.error(.typeMismatch, "NS.relative \"\(relative.prefix(60))\" is not a URL")

@@ -180,16 +180,16 @@ extension ArchivedAttributedString: ArchiveRepresentable {
         ) { record, fields in
             let isMutable = record.chain.contains("NSMutableAttributedString")
             var string = ""
-            if let stored = fields["NSString"], stored != .uid(0) {
+            if let stored = try fields["NSString"], stored != .uid(0) {
                 string = try decoder.withPath(.key("NSString")) {
                     try decoder.allowing(FoundationClass.stringLike) { try String.decodeArchiveField(stored, with: decoder) }
                 }
             }
             let length = string.utf16.count
-            guard length > 0, let attributes = fields["NSAttributes"], attributes != .uid(0) else {
+            guard length > 0, let attributes = try fields["NSAttributes"], attributes != .uid(0) else {
                 return ArchivedAttributedString(string, isMutable: isMutable)
             }
-            guard let info = fields["NSAttributeInfo"], info != .uid(0) else {
+            guard let info = try fields["NSAttributeInfo"], info != .uid(0) else {
                 let whole = try decoder.withPath(.key("NSAttributes")) {
                     try decoder.allowing(Self.attributeClasses) { try [String: Value].decodeArchiveField(attributes, with: decoder) }
                 }

@@ -61,8 +61,7 @@ public final class ArchivedObject: KeyedArchivable, ArchiveInstanceClass {
         classRecord = ArchiveClassRecord(name: decoder.className, chain: decoder.classChain)
         keys = []
         values = []
-        for key in decoder.storedKeys where key != "$class" {
-            guard let raw = decoder.storedField(key) else { continue }
+        for (key, raw) in try decoder.storedFields() where key != "$class" {
             keys.append(key)
             values.append(try decoder.withPath(.key(key)) { try decoder.genericField(raw) })
         }
@@ -185,10 +184,10 @@ public indirect enum ArchiveField: ArchiveRepresentable {
 }
 
 extension ArchiveDecoder {
-    /// The stored keys of the current object, escapes kept.
-    var storedKeys: [String] { currentFields?.keys ?? [] }
-
-    func storedField(_ key: String) -> PlistValue? { currentFields?[key] }
+    /// The stored keys and values of the current object, escapes kept.
+    func storedFields() throws(PlistError) -> PlistDictionary {
+        try currentFields?.dictionary() ?? PlistDictionary()
+    }
 
     /// The generic object at entry `field` refers to, building every object it reaches without
     /// recursion: each keyed object gets its instance first and its fields after, so cycles and
@@ -198,7 +197,7 @@ extension ArchiveDecoder {
             throw error(.typeMismatch, "expected a reference to an object, found \(field.kind)")
         }
         guard case .object(let index, _, _) = try resolve(reference: reference) else {
-            throw error(.typeMismatch, "expected an object, found \(ArchiveDecoder.describe(archive.objects[Int(reference)]))")
+            throw error(.typeMismatch, "expected an object, found \(ArchiveDecoder.describe(try table.objects.value(Int(reference))))")
         }
         var queue: [Int] = []
         let object = try shell(index, queue: &queue)
@@ -220,8 +219,8 @@ extension ArchiveDecoder {
         while cursor < queue.count {
             let entry = queue[cursor]
             cursor += 1
-            guard let target = genericObjects[entry], case .dictionary(let stored) = archive.objects[entry] else { continue }
-            for (key, raw) in stored where key != "$class" {
+            guard let target = genericObjects[entry], let fields = try table.objects.fields(entry) else { continue }
+            for (key, raw) in try fields.dictionary() where key != "$class" {
                 target.keys.append(key)
                 target.values.append(try genericField(raw, queue: &queue))
             }
@@ -249,7 +248,7 @@ extension ArchiveDecoder {
 
     private func shell(_ index: Int, queue: inout [Int]) throws -> ArchivedObject {
         if let known = genericObjects[index] { return known }
-        let record = archive.classes[Int(archive.classIndex[index])]
+        let record = table.classes[Int(table.classIndex[index])]
         try checkAllowed(record)
         guard genericObjects.count < limits.maxObjects else {
             throw error(.sizeLimit, "more than \(limits.maxObjects) objects (KeyedArchiveLimits.maxObjects)")

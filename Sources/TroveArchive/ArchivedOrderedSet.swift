@@ -86,7 +86,7 @@ extension ArchivedOrderedSet: ArchiveRepresentable {
             let references = try decoder.collectionReferences(fields)
             var result = ArchivedOrderedSet(isMutable: record.chain.contains("NSMutableOrderedSet"))
             // The key path names the element as the archive stores it.
-            let listed = fields["NS.objects"] != nil
+            let listed = try fields["NS.objects"] != nil
             for (index, reference) in references.enumerated() {
                 let decode = { try Element.decodeArchiveField(reference, with: decoder) }
                 let element = try listed

@@ -46,36 +46,41 @@ extension ArchiveDecoder {
     func decodeFoundation<T>(
         _ field: PlistValue, as type: T.Type, classes: Set<String>, describing: String,
         inline: ((PlistValue) throws -> T?)? = nil,
-        build: (ArchiveClassRecord, PlistDictionary) throws -> T
+        build: (ArchiveClassRecord, ArchiveFields) throws -> T
     ) throws -> T {
         guard case .uid(let reference) = field else {
             if let inline, let value = try inline(field) { return value }
             throw error(.typeMismatch, "expected \(describing), found \(Self.describe(field)) stored in place")
         }
+        // A keyed object is checked against `classes` in a closure of its own, so that without a
+        // reader of values stored in place no closure returning a `T?` is made: in unspecialized
+        // code that optional costs a metadata lookup per call.
+        let object: (Int, ArchiveClassRecord, ArchiveFields) throws -> T = { index, record, fields in
+            guard record.chain.contains(where: classes.contains) else {
+                throw self.error(.typeMismatch, "expected \(describing), found object \(index) of class \(record.name)")
+            }
+            return try build(record, fields)
+        }
+        guard let inline else { return try decodeEntry(reference, as: T.self, describing: describing, object) }
         return try decodeEntry(
             reference, as: T.self,
             inline: { value in
-                if let inline, let decoded = try inline(value) { return decoded }
+                if let decoded = try inline(value) { return decoded }
                 throw self.error(.typeMismatch, "expected \(describing), found \(Self.describe(value))")
             },
-            { index, record, fields in
-                guard record.chain.contains(where: classes.contains) else {
-                    throw self.error(.typeMismatch, "expected \(describing), found object \(index) of class \(record.name)")
-                }
-                return try build(record, fields)
-            })
+            object)
     }
 
     /// The references of a collection: `NS.objects`, or the legacy `NS.object.0`, `NS.object.1` ...
-    func collectionReferences(_ fields: PlistDictionary, key: String = "NS.objects", legacyPrefix: String = "NS.object.") throws -> [PlistValue] {
-        if let listed = fields[key] {
+    func collectionReferences(_ fields: ArchiveFields, key: String = "NS.objects", legacyPrefix: String = "NS.object.") throws -> [PlistValue] {
+        if let listed = try fields[key] {
             guard case .array(let references) = listed else {
                 throw error(.typeMismatch, "\(key) is \(listed.kind), not an array of references")
             }
             return references
         }
         var references: [PlistValue] = []
-        while let next = fields[legacyPrefix + String(references.count)] { references.append(next) }
+        while let next = try fields[legacyPrefix + String(references.count)] { references.append(next) }
         return references
     }
 
@@ -90,8 +95,8 @@ extension ArchiveDecoder {
     }
 
     /// A field of a Foundation object that must be present.
-    func requiredField(_ fields: PlistDictionary, _ key: String, of className: String) throws -> PlistValue {
-        guard let value = fields[key] else {
+    func requiredField(_ fields: ArchiveFields, _ key: String, of className: String) throws -> PlistValue {
+        guard let value = try fields[key] else {
             throw error(.archiveMissingKey, "\(className) has no \(key)")
         }
         return value
@@ -117,8 +122,8 @@ extension String: ArchiveRepresentable {
             field, as: String.self, classes: FoundationClass.stringLike, describing: "a string",
             inline: { $0.stringValue }
         ) { record, fields in
-            if case .string(let s)? = try decoder.plainField(fields["NS.string"]) { return s }
-            if let bytes = try decoder.plainField(fields["NS.bytes"]).flatMap(decoder.bytes), let s = String(data: bytes, encoding: .utf8) {
+            if case .string(let s)? = try decoder.plainField(try fields["NS.string"]) { return s }
+            if let bytes = try decoder.plainField(try fields["NS.bytes"]).flatMap(decoder.bytes), let s = String(data: bytes, encoding: .utf8) {
                 return s
             }
             throw decoder.error(.typeMismatch, "\(record.name) has neither an NS.string string nor UTF-8 NS.bytes")
@@ -136,7 +141,7 @@ extension Data: ArchiveRepresentable {
             field, as: Data.self, classes: FoundationClass.dataLike, describing: "data",
             inline: { decoder.bytes($0) }
         ) { record, fields in
-            guard let bytes = try decoder.plainField(fields["NS.data"]).flatMap(decoder.bytes) else {
+            guard let bytes = try decoder.plainField(try fields["NS.data"]).flatMap(decoder.bytes) else {
                 throw decoder.error(.typeMismatch, "\(record.name) has no NS.data bytes")
             }
             return bytes
@@ -199,7 +204,7 @@ extension URL: ArchiveRepresentable {
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> URL {
         try decoder.decodeFoundation(field, as: URL.self, classes: ["NSURL"], describing: "a URL") { record, fields in
             var base: URL?
-            if let baseField = fields["NS.base"], baseField != .uid(0) {
+            if let baseField = try fields["NS.base"], baseField != .uid(0) {
                 base = try decoder.withPath(.key("NS.base")) { try URL.decodeArchiveField(baseField, with: decoder) }
             }
             let relativeField = try decoder.requiredField(fields, "NS.relative", of: record.name)
@@ -226,7 +231,7 @@ extension NSRange: ArchiveRepresentable {
 
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> NSRange {
         try decoder.decodeFoundation(field, as: NSRange.self, classes: ["NSValue"], describing: "a range") { record, fields in
-            guard let special = fields["NS.special"], (try? Int.decodeArchiveField(special, with: decoder)) == 4 else {
+            guard let special = try fields["NS.special"], (try? Int.decodeArchiveField(special, with: decoder)) == 4 else {
                 throw decoder.error(.typeMismatch, "\(record.name) is not a range (NS.special is not 4)")
             }
             let location = try decoder.requiredField(fields, "NS.rangeval.location", of: record.name)

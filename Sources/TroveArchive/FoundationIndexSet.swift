@@ -108,8 +108,8 @@ extension IndexSet: ArchiveRepresentable {
 extension ArchiveDecoder {
     /// An integer field of a Foundation object, 0 when absent (what `decodeInteger(forKey:)`
     /// returns for a missing key).
-    func integerField(_ fields: PlistDictionary, _ key: String) throws -> Int {
-        guard let stored = fields[key] else { return 0 }
+    func integerField(_ fields: ArchiveFields, _ key: String) throws -> Int {
+        guard let stored = try fields[key] else { return 0 }
         return try withPath(.key(key)) { try Int.decodeArchiveField(stored, with: self) }
     }
 

@@ -136,14 +136,16 @@ public struct KeyedUnarchiver: Sendable {
         allowedClasses = Set(types.map { $0.archiveClassName }).union(classes)
     }
 
-    /// Decodes `$top[key]` of the archive in `data` as `T`.
+    /// Decodes `$top[key]` of the archive in `data` as `T`. A binary archive is read in place:
+    /// each object's fields are read from the bytes when the object is decoded, and no value
+    /// tree of the whole archive is built.
     public func decode<T: ArchiveRepresentable>(_ type: T.Type, from data: Data, forKey key: String = "root") throws -> T {
-        try decode(type, from: try KeyedArchive(data: data, limits: limits, keepsLayout: false), forKey: key)
+        try makeDecoder(try readTable(data)).decodeTopLevel(T.self, key: key)
     }
 
     /// Decodes `$top[key]` of `archive` as `T`.
     public func decode<T: ArchiveRepresentable>(_ type: T.Type, from archive: KeyedArchive, forKey key: String = "root") throws -> T {
-        try makeDecoder(archive).decodeTopLevel(T.self, key: key)
+        try makeDecoder(archive.table).decodeTopLevel(T.self, key: key)
     }
 
     /// Decodes `$top[key]` as a `Codable` type whose coding keys are the object's keys (or an
@@ -152,11 +154,11 @@ public struct KeyedUnarchiver: Sendable {
     /// decoded once: a class gets one shared instance. A reference back to an object still being
     /// decoded (a cycle) is ``PlistError/Code/archiveCycle``.
     public func decodeCodable<T: Decodable>(_ type: T.Type, from data: Data, forKey key: String = "root") throws -> T {
-        let archive = try KeyedArchive(data: data, limits: limits, keepsLayout: false)
-        guard let field = archive.topLevelValue(forKey: key) else {
+        let table = try readTable(data)
+        guard let field = table.topLevelValue(forKey: key) else {
             throw PlistError(.archiveMissingKey, keyPath: [.key(key)], "$top has no key \"\(key)\"")
         }
-        let decoder = makeDecoder(archive)
+        let decoder = makeDecoder(table)
         do {
             return try decoder.withPath(.key(key)) { try decoder.decodeCodableField(T.self, field: field) }
         } catch let failure as DecodingError {
@@ -166,7 +168,7 @@ public struct KeyedUnarchiver: Sendable {
 
     /// Every top-level object of the archive as a generic graph (no Swift types needed).
     public func decodeGraph(from archive: KeyedArchive) throws -> ArchiveGraph {
-        let decoder = makeDecoder(archive)
+        let decoder = makeDecoder(archive.table)
         do {
             let topLevel = try archive.topLevel.map { entry in
                 (key: entry.key, value: try decoder.withPath(.key(entry.key)) { try decoder.genericField(entry.value) })
@@ -182,7 +184,7 @@ public struct KeyedUnarchiver: Sendable {
     /// The archive as a plain property list: a dictionary of its top-level keys when it has
     /// several, or the value of its only key (normally `root`).
     public func plainValue(of archive: KeyedArchive, options: ArchivePlainOptions = ArchivePlainOptions()) throws -> PlistValue {
-        let decoder = makeDecoder(archive)
+        let decoder = makeDecoder(archive.table)
         var converter = ArchivePlainConverter(decoder: decoder, options: options)
         var top = PlistDictionary()
         for entry in archive.topLevel {
@@ -193,9 +195,21 @@ public struct KeyedUnarchiver: Sendable {
         return .dictionary(top)
     }
 
-    func makeDecoder(_ archive: KeyedArchive, acceptsTextScalars: Bool = false) -> ArchiveDecoder {
+    /// The archive in `data`: read in place when it is a binary plist, as a property list
+    /// otherwise.
+    func readTable(_ data: Data) throws(PlistError) -> ArchiveTable {
+        guard data.count >= 6, data.starts(with: "bplist".utf8) else {
+            return try KeyedArchive(data: data, limits: limits, keepsLayout: false).table
+        }
+        let view = try BinaryObjectView(data, limits: limits.plist)
+        let root = try view.object(view.topObject)
+        guard root.kind == .dictionary else { throw ArchiveTable.notADictionary(root.kind) }
+        return try ArchiveTable(root: ArchiveFields(.binary(BinaryArchiveReader(view: view, limits: limits), root)), limits: limits)
+    }
+
+    func makeDecoder(_ table: ArchiveTable, acceptsTextScalars: Bool = false) -> ArchiveDecoder {
         ArchiveDecoder(
-            archive: archive, registry: registry, allowedClasses: allowedClasses, limits: limits,
+            table: table, registry: registry, allowedClasses: allowedClasses, limits: limits,
             acceptsTextScalars: acceptsTextScalars)
     }
 }

@@ -290,7 +290,7 @@ extension KeyedUnarchiver {
     public func decode<T: ArchiveRepresentable>(_ type: T.Type, fromTree tree: PlistValue) throws -> T {
         var reader = KeyedTreeReader(limits: limits)
         let archive = try reader.archive(root: tree)
-        return try makeDecoder(archive, acceptsTextScalars: true).decodeTopLevel(T.self, key: "root")
+        return try makeDecoder(archive.table, acceptsTextScalars: true).decodeTopLevel(T.self, key: "root")
     }
 
     /// The archive a keyed dictionary tree stands for, to decode generically or write as an

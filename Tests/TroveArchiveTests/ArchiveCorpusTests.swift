@@ -90,6 +90,41 @@ struct ArchiveCorpusTests {
         }
     }
 
+    /// The outcome of a decode, comparable: the value, or the error's code.
+    static func outcome<T>(_ body: () throws -> T) -> Result<T, PlistError> {
+        do { return .success(try body()) } catch let error as PlistError { return .failure(error) } catch {
+            return .failure(PlistError(.init("not a PlistError: \(error)"), "\(error)"))
+        }
+    }
+
+    @Test("a binary archive read in place decodes as the archive read whole does: same values, same errors", arguments: archiveRows)
+    func inPlaceAgreesWithWhole(_ row: Row) throws {
+        let data = try Self.data(row.path)
+        guard data.starts(with: "bplist".utf8) else { return }
+        let unarchiver = KeyedUnarchiver()
+        guard let archive = try? KeyedArchive(data: data) else {
+            #expect(row.mustReject, "\(row.path) does not read whole")
+            #expect(throws: PlistError.self) { try unarchiver.decode(PlistValue.self, from: data) }
+            return
+        }
+        for entry in archive.topLevel {
+            let inPlace = Self.outcome { try unarchiver.decode(PlistValue.self, from: data, forKey: entry.key) }
+            let whole = Self.outcome { try unarchiver.decode(PlistValue.self, from: archive, forKey: entry.key) }
+            switch (inPlace, whole) {
+            case (.success(let a), .success(let b)): #expect(a == b, "\(entry.key)")
+            case (.failure(let a), .failure(let b)): #expect(a.code == b.code && a.message == b.message, "\(entry.key): \(a) vs \(b)")
+            default: Issue.record("\(entry.key): in place \(inPlace), whole \(whole)")
+            }
+            let graphInPlace = Self.outcome { try unarchiver.decode(ArchivedObject.self, from: data, forKey: entry.key) }
+            let graphWhole = Self.outcome { try unarchiver.decode(ArchivedObject.self, from: archive, forKey: entry.key) }
+            switch (graphInPlace, graphWhole) {
+            case (.success(let a), .success(let b)): #expect(a.isEquivalent(to: b), "\(entry.key)")
+            case (.failure(let a), .failure(let b)): #expect(a.code == b.code && a.message == b.message, "\(entry.key): \(a) vs \(b)")
+            default: Issue.record("\(entry.key) as a graph: in place \(graphInPlace), whole \(graphWhole)")
+            }
+        }
+    }
+
     @Test("archives nested as data in preference files decode")
     func nestedArchives() throws {
         var found = 0

@@ -65,21 +65,15 @@ enum ArchiveBenchmark {
     }
 
     private static func makeGraphs(objects: Int) -> ([BenchNode], NSArray) {
-        var generator = SeededGenerator(seed: 0xA5C1_1E5)
-        var nodes: [BenchNode] = []
+        let nodes = BenchNode.graph(objects: objects)
         var twins: [BenchFNode] = []
-        let count = max(1, objects / 3)
-        nodes.reserveCapacity(count)
-        for index in 0..<count {
-            var friends: [Int] = []
-            if index > 0 {
-                for _ in 0..<Int(generator.next() % 4) { friends.append(Int(generator.next() % UInt64(index))) }
-            }
-            let name = "node-\(index)-\(generator.next() % 1_000_000)"
-            let value = Int(truncatingIfNeeded: generator.next() % 1_000_000_000)
-            let score = Double(generator.next() % 1_000_000) / 1024
-            nodes.append(BenchNode(name: name, value: value, score: score, friends: friends.map { nodes[$0] }))
-            twins.append(BenchFNode(name: name, value: value, score: score, friends: friends.map { twins[$0] }))
+        twins.reserveCapacity(nodes.count)
+        var index: [ObjectIdentifier: Int] = [:]
+        for (position, node) in nodes.enumerated() {
+            index[ObjectIdentifier(node)] = position
+            twins.append(BenchFNode(
+                name: node.name, value: node.value, score: node.score,
+                friends: node.friends.map { twins[index[ObjectIdentifier($0)]!] }))
         }
         return (nodes, twins as NSArray)
     }
@@ -197,33 +191,6 @@ enum ArchiveBenchmark {
         if value >= 1 { return String(format: "%.2f s", value) }
         if value >= 1e-3 { return String(format: "%.1f ms", value * 1e3) }
         return String(format: "%.0f µs", value * 1e6)
-    }
-}
-
-/// One node of the benchmark graph, archived by Trove.
-final class BenchNode: KeyedArchivable {
-    static let archiveClassName = "TroveBench.BenchFNode"
-    var name: String
-    var value: Int
-    var score: Double
-    var friends: [BenchNode]
-
-    init(name: String, value: Int, score: Double, friends: [BenchNode]) {
-        (self.name, self.value, self.score, self.friends) = (name, value, score, friends)
-    }
-
-    init(from decoder: ArchiveDecoder) throws {
-        name = try decoder.decode(String.self, forKey: "name")
-        value = try decoder.decode(Int.self, forKey: "value")
-        score = try decoder.decode(Double.self, forKey: "score")
-        friends = try decoder.decode([BenchNode].self, forKey: "friends")
-    }
-
-    func encode(to encoder: ArchiveEncoder) throws {
-        try encoder.encode(name, forKey: "name")
-        try encoder.encode(value, forKey: "value")
-        try encoder.encode(score, forKey: "score")
-        try encoder.encode(friends, forKey: "friends")
     }
 }
 

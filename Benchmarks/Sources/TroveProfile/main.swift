@@ -20,8 +20,28 @@ import Trove
 // `codable-decode` (PlistDecoder), `codable-encode-binary` and `codable-encode-xml` (PlistEncoder),
 // and the same three with a `foundation-` prefix for PropertyListDecoder/PropertyListEncoder, so
 // that both sides of the Codable ratio can be counted by the same tool.
+//
+//   TroveProfile unarchive-graph OBJECTS [REPEATS]
+//
+// archives the archive benchmark's graph of about OBJECTS entries (`BenchNode.graph`) once and
+// unarchives it REPEATS times with `KeyedUnarchiver`.
 
 let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "unarchive-graph", arguments.count >= 2, let objects = Int(arguments[arguments.startIndex + 1]) {
+    let repeats = arguments.count >= 3 ? Int(arguments[arguments.startIndex + 2]) ?? 1 : 1
+    do {
+        let archive = try KeyedArchiver().archive(BenchNode.graph(objects: objects))
+        let unarchiver = KeyedUnarchiver(registry: ArchiveClassRegistry([BenchNode.self]))
+        var produced = 0
+        let started = ContinuousClock.now
+        for _ in 0..<repeats { produced &+= try unarchiver.decode([BenchNode].self, from: archive).count }
+        print("unarchive-graph x\(repeats): \((ContinuousClock.now - started) / repeats) per run (checksum \(produced))")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("TroveProfile: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.count >= 2, let data = FileManager.default.contents(atPath: arguments[arguments.startIndex + 1]) else {
     FileHandle.standardError.write(Data("usage: TroveProfile OPERATION FILE [REPEATS]\n".utf8))
     exit(2)

@@ -13,8 +13,12 @@ extension FuzzChecks {
         do {
             archive = try KeyedArchive(data: Data(bytes))
         } catch {
-            return  // typed by construction (throws(PlistError))
+            // Typed by construction (throws(PlistError)). Read in place, a binary archive may
+            // decode (a broken object nothing refers to is never read), or fail, but typed.
+            expectTyped { _ = try KeyedUnarchiver().decode(PlistValue.self, from: Data(bytes)) }
+            return
         }
+        checkInPlaceAgrees(Data(bytes), archive)
         for allowed in [nil, allowedArchiveClasses] {
             let unarchiver = KeyedUnarchiver(allowedClasses: allowed)
             expectTyped { _ = try unarchiver.plainValue(of: archive, options: ArchivePlainOptions(decodesNestedArchives: true)) }
@@ -37,6 +41,31 @@ extension FuzzChecks {
             expectTyped { try checkTypedRoundTrip(ArchivedOrderedSet<String>.self, unarchiver, archive) }
             expectTyped { try checkTypedRoundTrip(ArchivedAttributedString<String>.self, unarchiver, archive) }
             expectTyped { _ = try unarchiver.decode(ArchivedAttributedString<ArchiveField>.self, from: archive) }
+        }
+    }
+
+    /// A binary archive decoded in place (``KeyedUnarchiver/decode(_:from:forKey:)`` on its
+    /// bytes) gives what the archive read whole gives: the same value or the same error.
+    private static func checkInPlaceAgrees(_ data: Data, _ archive: KeyedArchive) {
+        guard data.starts(with: "bplist".utf8) else { return }
+        let unarchiver = KeyedUnarchiver()
+        for entry in archive.topLevel {
+            let inPlace = outcome { try unarchiver.decode(PlistValue.self, from: data, forKey: entry.key) }
+            let whole = outcome { try unarchiver.decode(PlistValue.self, from: archive, forKey: entry.key) }
+            switch (inPlace, whole) {
+            case (.success(let a), .success(let b)):
+                require(a == b, "an archive decoded in place to another value than read whole")
+            case (.failure(let a), .failure(let b)):
+                require(a.code == b.code, "an archive decoded in place failed with \(a.code), read whole with \(b.code)")
+            default:
+                fail("an archive decoded in place and read whole disagree: \(inPlace) vs \(whole)")
+            }
+        }
+    }
+
+    private static func outcome<T>(_ body: () throws -> T) -> Result<T, PlistError> {
+        do { return .success(try body()) } catch let error as PlistError { return .failure(error) } catch {
+            fail("an archive was refused with a \(type(of: error)), not a PlistError: \(error)")
         }
     }
 
