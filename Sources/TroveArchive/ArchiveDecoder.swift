@@ -16,11 +16,15 @@ import TroveCore
 /// to its state spans a call that could reach the same state again, so the dynamic checks,
 /// paid on every field of every object, would only cost time.
 public final class ArchiveDecoder {
-    /// What state an entry of `$objects` is in.
+    /// What state an entry of `$objects` is in. A finished instance is kept as itself and a
+    /// finished value by its index in ``doneValues``, so that a state is two words: reading one
+    /// back, which every further reference to an object does, is a pointer load, not the copy of
+    /// an existential.
     enum EntryState {
         case notStarted
         case inProgress
-        case done(Any)
+        case doneObject(AnyObject)
+        case doneValue(Int)
     }
 
     /// What a reference leads to.
@@ -44,6 +48,8 @@ public final class ArchiveDecoder {
     let acceptsTextScalars: Bool
 
     @exclusivity(unchecked) var states: [EntryState]
+    /// The finished values (not instances) that ``states`` refer to.
+    @exclusivity(unchecked) private var doneValues: [Any] = []
     /// Deferred decodes parked on an entry in progress, with the entry of the object that asked
     /// (nil at the top level): if that object's `init(from:)` fails, its requests are dropped,
     /// so no callback outlives the instance it would assign to.
@@ -213,14 +219,14 @@ public final class ArchiveDecoder {
         let index = Int(uid)
         let classSlot = table.classIndex[index]
         guard classSlot >= 0 else {
-            if try objects.fields(index) != nil {
-                throw error(.archiveBadClass, "object \(index) is a dictionary without $class")
-            }
+            let value: PlistValue?
             do {
-                return .inline(try objects.value(index))
+                value = try objects.inlineValue(index)
             } catch {
                 throw located(error, at: path)
             }
+            guard let value else { throw error(.archiveBadClass, "object \(index) is a dictionary without $class") }
+            return .inline(value)
         }
         let record = table.classes[Int(classSlot)]
         try checkAllowed(record)
@@ -257,32 +263,57 @@ public final class ArchiveDecoder {
     }
 
     /// Decodes entry `reference` once, caching the result: `build` runs for a keyed object not
-    /// decoded yet, with the entry marked in progress.
+    /// decoded yet, with the entry marked in progress; a value stored in place is an error.
+    func decodeEntry<T>(
+        _ reference: UInt64, as type: T.Type, _ build: (Int, ArchiveClassRecord, ArchiveFields) throws -> T
+    ) throws -> T {
+        try decodeEntry(reference, as: T.self, inline: { value in throw self.notAnObject(value, T.self, describing: nil) }, build)
+    }
+
+    /// The error for a value stored in place where an object of `type` was expected.
+    func notAnObject<T>(_ value: PlistValue, _ type: T.Type, describing: String?) -> PlistError {
+        error(.typeMismatch, "expected \(describing ?? Self.typeName(T.self)), found \(Self.describe(value))")
+    }
+
+    /// Decodes entry `reference` once, caching the result: `inline` reads a value stored in
+    /// place, `build` runs for a keyed object not decoded yet, with the entry marked in progress.
+    /// (Both closures are plain parameters, not optional ones: an optional closure escapes, and
+    /// its context would be allocated on every call.)
     func decodeEntry<T>(
         _ reference: UInt64, as type: T.Type,
-        inline: ((PlistValue) throws -> T)? = nil, describing: String? = nil,
+        inline: (PlistValue) throws -> T,
         _ build: (Int, ArchiveClassRecord, ArchiveFields) throws -> T
     ) throws -> T {
+        // An object decoded before is handed out again without reading its entry; with an
+        // allowed set, the full path checks its class again (the set may have narrowed).
+        if allowedClasses == nil, reference < UInt64(states.count) {
+            switch states[Int(reference)] {
+            case .doneObject(let object):
+                if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) { return unsafeBitCast(object, to: T.self) }
+                if object is T { return object as! T }
+            case .doneValue(let slot):
+                if doneValues[slot] is T { return doneValues[slot] as! T }
+            default:
+                break
+            }
+        }
         switch try resolve(reference: reference) {
         case .null:
             throw error(.archiveMissingKey, "expected \(Self.typeName(T.self)), found $null")
         case .inline(let value):
-            guard let inline else {
-                throw error(.typeMismatch, "expected \(describing ?? Self.typeName(T.self)), found \(Self.describe(value))")
-            }
             return try inline(value)
         case .object(let index, let record, let fields):
             switch states[index] {
-            case .done(let value):
-                if value is T { return value as! T }
+            case .doneObject(let object):
+                if object is T { return object as! T }
+                throw error(
+                    .typeMismatch,
+                    "object \(index) of class \(record.name) was decoded as \(Swift.type(of: object)), not \(Self.typeName(T.self))")
+            case .doneValue(let slot):
+                if doneValues[slot] is T { return doneValues[slot] as! T }
                 // A value (not an instance) decoded before as another type is decoded again:
                 // Foundation shares equal arrays, so one entry may be `[String]` in one place
                 // and `[PlistValue]` in another.
-                guard !(Swift.type(of: value) is AnyClass) else {
-                    throw error(
-                        .typeMismatch,
-                        "object \(index) of class \(record.name) was decoded as \(Swift.type(of: value)), not \(Self.typeName(T.self))")
-                }
                 return try build(index, record, fields)
             case .inProgress:
                 lastBlocker = index
@@ -302,7 +333,12 @@ public final class ArchiveDecoder {
                     dropRequests(of: index)
                     throw error
                 }
-                states[index] = .done(value)
+                if Swift.type(of: value) is AnyClass {
+                    states[index] = .doneObject(value as AnyObject)
+                } else {
+                    states[index] = .doneValue(doneValues.count)
+                    doneValues.append(value)
+                }
                 if !waiting.isEmpty, let callbacks = waiting.removeValue(forKey: index) {
                     for callback in callbacks { try callback.retry() }
                 }

@@ -31,6 +31,19 @@ enum ArchiveObjects {
         }
     }
 
+    /// The value of entry `index` when it is not a dictionary (a string, number or data stored
+    /// in place), decoded whole; nil for a dictionary.
+    func inlineValue(_ index: Int) throws(PlistError) -> PlistValue? {
+        switch self {
+        case .values(let values):
+            if case .dictionary = values[index] { return nil }
+            return values[index]
+        case .binary(let reader, let objects):
+            let entry = try reader.entry(index, of: objects)
+            return entry.kind == .dictionary ? nil : try reader.view.value(entry)
+        }
+    }
+
     /// The value of entry `index`, decoded whole: a string, number or data stored in place.
     func value(_ index: Int) throws(PlistError) -> PlistValue {
         switch self {

@@ -83,10 +83,11 @@ struct ArchiveTable {
         let count = objects.count
         var classIndex = [Int32](repeating: -1, count: count)
         var classes: [ArchiveClassRecord] = []
-        var recordSlot: [Int: Int32] = [:]
+        // The class slot of each record entry, or -1: an array, since most entries are objects.
+        var recordSlot = [Int32](repeating: -1, count: count)
         for uid in 0..<count {
             guard let fields = try objects.fields(uid), let classReference = try fields["$class"] else { continue }
-            let path: [PlistKeyPath.Component] = [.key("$objects"), .index(uid)]
+            var path: [PlistKeyPath.Component] { [.key("$objects"), .index(uid)] }
             guard case .uid(let recordUID) = classReference else {
                 throw .archive(.archiveBadClass, "object \(uid) has a $class that is \(classReference.kind), not a reference", at: path)
             }
@@ -95,8 +96,8 @@ struct ArchiveTable {
                     .archiveBadReference, "object \(uid) has $class \(recordUID), past the \(count) entries of $objects", at: path)
             }
             let record = Int(recordUID)
-            if let known = recordSlot[record] {
-                classIndex[uid] = known
+            if recordSlot[record] >= 0 {
+                classIndex[uid] = recordSlot[record]
                 continue
             }
             guard record != uid else {

@@ -52,23 +52,18 @@ extension ArchiveDecoder {
             if let inline, let value = try inline(field) { return value }
             throw error(.typeMismatch, "expected \(describing), found \(Self.describe(field)) stored in place")
         }
-        // A keyed object is checked against `classes` in a closure of its own, so that without a
-        // reader of values stored in place no closure returning a `T?` is made: in unspecialized
-        // code that optional costs a metadata lookup per call.
-        let object: (Int, ArchiveClassRecord, ArchiveFields) throws -> T = { index, record, fields in
-            guard record.chain.contains(where: classes.contains) else {
-                throw self.error(.typeMismatch, "expected \(describing), found object \(index) of class \(record.name)")
-            }
-            return try build(record, fields)
-        }
-        guard let inline else { return try decodeEntry(reference, as: T.self, describing: describing, object) }
         return try decodeEntry(
             reference, as: T.self,
             inline: { value in
-                if let decoded = try inline(value) { return decoded }
-                throw self.error(.typeMismatch, "expected \(describing), found \(Self.describe(value))")
+                if let inline, let decoded = try inline(value) { return decoded }
+                throw self.notAnObject(value, T.self, describing: describing)
             },
-            object)
+            { index, record, fields in
+                guard record.chain.contains(where: classes.contains) else {
+                    throw self.error(.typeMismatch, "expected \(describing), found object \(index) of class \(record.name)")
+                }
+                return try build(record, fields)
+            })
     }
 
     /// The references of a collection: `NS.objects`, or the legacy `NS.object.0`, `NS.object.1` ...
