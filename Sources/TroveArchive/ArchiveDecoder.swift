@@ -48,6 +48,8 @@ public final class ArchiveDecoder {
     let acceptsTextScalars: Bool
 
     @exclusivity(unchecked) var states: [EntryState]
+    /// The type ``isInstance(_:)`` was last asked about, and its answer.
+    @exclusivity(unchecked) private var lastStoredType: (type: ObjectIdentifier, isClass: Bool)?
     /// The finished values (not instances) that ``states`` refer to.
     @exclusivity(unchecked) private var doneValues: [Any] = []
     /// Deferred decodes parked on an entry in progress, with the entry of the object that asked
@@ -252,6 +254,9 @@ public final class ArchiveDecoder {
         }
         return try decodeEntry(reference, as: T.self) { index, record, fields in
             let concrete = try self.concreteType(for: record, slot: self.table.classIndex[index], as: T.self, entry: index)
+            // Most objects decode as the type asked for: then `T`'s own init runs, and no
+            // existential is made and cast back.
+            if concrete == T.self { return try self.runInit(T.self, entry: index, record: record, fields: fields) }
             let decoded = try self.runInit(concrete, entry: index, record: record, fields: fields)
             // `is` and `as!`, not `as?`: in this unspecialized code an optional of `T` costs a
             // metadata lookup per object.
@@ -333,8 +338,10 @@ public final class ArchiveDecoder {
                     dropRequests(of: index)
                     throw error
                 }
-                if Swift.type(of: value) is AnyClass {
-                    states[index] = .doneObject(value as AnyObject)
+                // An instance is kept as itself: the size test keeps existentials (which `isInstance`
+                // may also answer for) on the general path.
+                if MemoryLayout<T>.size == MemoryLayout<AnyObject>.size, isInstance(value) {
+                    states[index] = .doneObject(unsafeBitCast(value, to: AnyObject.self))
                 } else {
                     states[index] = .doneValue(doneValues.count)
                     doneValues.append(value)
@@ -345,6 +352,16 @@ public final class ArchiveDecoder {
                 return value
             }
         }
+    }
+
+    /// Whether `value` is a class instance (kept as itself) rather than a value. The answer is
+    /// remembered for the last type asked about: the runtime's check is a conformance lookup.
+    private func isInstance<T>(_ value: T) -> Bool {
+        let type = Swift.type(of: value)
+        if let last = lastStoredType, last.type == ObjectIdentifier(type) { return last.isClass }
+        let isClass = type is AnyClass
+        lastStoredType = (ObjectIdentifier(type), isClass)
+        return isClass
     }
 
     /// Forgets the deferred decodes an object whose `init(from:)` failed had parked.
@@ -396,6 +413,15 @@ public final class ArchiveDecoder {
     private func runInit(
         _ type: any KeyedArchivable.Type, entry: Int, record: ArchiveClassRecord, fields: ArchiveFields
     ) throws -> any KeyedArchivable {
+        func run<U: KeyedArchivable>(_ type: U.Type) throws -> any KeyedArchivable {
+            try runInit(U.self, entry: entry, record: record, fields: fields)
+        }
+        return try run(type)
+    }
+
+    private func runInit<T: KeyedArchivable>(
+        _ type: T.Type, entry: Int, record: ArchiveClassRecord, fields: ArchiveFields
+    ) throws -> T {
         let outer = current
         current = (entry, record, fields)
         defer { current = outer }

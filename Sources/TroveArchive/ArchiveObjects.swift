@@ -76,6 +76,15 @@ final class BinaryArchiveReader {
         self.limits = limits
     }
 
+    /// The key objects read so far, numbered by text (see ``lookUp(_:in:)``).
+    private let keyNumbering = BinaryKeyNumbering()
+
+    /// The object that holds the value for `key` in `dictionary` (the first, when the key is
+    /// repeated), or nil.
+    func lookUp(_ key: String, in dictionary: BinaryObjectHeader) throws(PlistError) -> Int? {
+        try view.value(forKey: key, in: dictionary, numbering: keyNumbering)
+    }
+
     /// The object of entry `index` of the `$objects` array `objects`.
     func entry(_ index: Int, of objects: BinaryObjectHeader) throws(PlistError) -> BinaryObjectHeader {
         try view.object(try view.reference(index, of: objects))
@@ -138,7 +147,7 @@ struct ArchiveFields {
             case .values(let fields):
                 return fields[key]
             case .binary(let objects, let dictionary):
-                guard let object = try objects.view.value(forKey: key, in: dictionary) else { return nil }
+                guard let object = try objects.lookUp(key, in: dictionary) else { return nil }
                 return try objects.fieldValue(try objects.view.object(object))
             }
         }
@@ -148,7 +157,7 @@ struct ArchiveFields {
     func contains(_ key: String) throws(PlistError) -> Bool {
         switch storage {
         case .values(let fields): return fields.index(forKey: key) != nil
-        case .binary(let objects, let dictionary): return try objects.view.value(forKey: key, in: dictionary) != nil
+        case .binary(let objects, let dictionary): return try objects.lookUp(key, in: dictionary) != nil
         }
     }
 
@@ -183,7 +192,7 @@ struct ArchiveFields {
             guard case .array(let elements)? = fields[key] else { return nil }
             return elements.count
         case .binary(let objects, let dictionary):
-            guard let object = try objects.view.value(forKey: key, in: dictionary) else { return nil }
+            guard let object = try objects.lookUp(key, in: dictionary) else { return nil }
             let header = try objects.view.object(object)
             return header.kind == .array ? header.count : nil
         }
@@ -197,7 +206,7 @@ struct ArchiveFields {
             guard case .array(let elements)? = fields[key] else { return .values([]) }
             return .values(elements)
         case .binary(let objects, let dictionary):
-            guard let object = try objects.view.value(forKey: key, in: dictionary) else { return .values([]) }
+            guard let object = try objects.lookUp(key, in: dictionary) else { return .values([]) }
             return .binary(objects, try objects.view.object(object))
         }
     }

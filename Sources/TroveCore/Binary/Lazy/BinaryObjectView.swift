@@ -5,9 +5,9 @@ import Foundation
 /// value tree to look at a few entries of each object.
 ///
 /// Objects are named by their index in the offset table. Every header, reference and key is
-/// validated when it is read, with the full reader's rules and messages; a dictionary with a
-/// repeated key answers with the first occurrence, as the full reader keeps it. Nothing here
-/// allocates but the values it returns.
+/// validated when it is read, with the full reader's rules and messages. Finding a key in a
+/// dictionary is the caller's (the first of a repeated key counts, as the full reader keeps it).
+/// Nothing here allocates but the values it returns.
 package struct BinaryObjectView: Sendable {
     let table: LazyObjectTable
 
@@ -34,42 +34,35 @@ package struct BinaryObjectView: Sendable {
     }
 
     /// The object that holds the value for `key` in a dictionary (the first, when the key is
-    /// repeated), or nil. Keys are compared by code units, as the full reader's dictionary does.
-    package func value(forKey key: String, in dictionary: BinaryObjectHeader) throws(PlistError) -> Int? {
+    /// repeated, as the full reader keeps it), or nil. Keys are compared by code units.
+    ///
+    /// Each key object is read (and checked) the first time it is met and numbered by its text
+    /// in `numbering`; later dictionaries compare numbers. Archives share one object per key
+    /// text between all their objects, so after the first object of a class a lookup reads
+    /// references only.
+    package func value(forKey key: String, in dictionary: BinaryObjectHeader, numbering: BinaryKeyNumbering) throws(PlistError) -> Int? {
+        if numbering.objectNumbers.isEmpty { numbering.objectNumbers = Array(repeating: 0, count: objectCount) }
+        let refs = dictionary.header.payload
         let count = dictionary.count
-        var utf8Key = key
-        var failure: PlistError?
-        // The closure cannot throw a typed error; it hands the error out through `failure`.
-        let found = utf8Key.withUTF8 { utf8 -> Int? in
-            do throws(PlistError) {
-                let keyIsASCII = !utf8.contains { $0 >= 0x80 }
-                for slot in 0..<count {
-                    // Archives' keys are short ASCII objects: those are settled from the marker
-                    // and the bytes, without the general header.
-                    if keyIsASCII, let bytes = try shortASCIIKey(slot, of: dictionary.header) {
-                        if bytes.count == utf8.count, utf8.isEmpty || memcmp(bytes.baseAddress!, utf8.baseAddress!, utf8.count) == 0 {
-                            return try reference(count + slot, of: dictionary)
-                        }
-                        continue
-                    }
-                    let keyHeader = try self.keyHeader(slot, of: dictionary.header)
-                    if try matches(keyHeader, utf8: utf8, key: key) {
-                        return try reference(count + slot, of: dictionary)
-                    }
-                }
-                return nil
-            } catch {
-                failure = error
-                return nil
+        var wanted = numbering.number(of: key)
+        for slot in 0..<count {
+            let object = try table.reference(at: table.referencePosition(refs, slot: slot))
+            var number = numbering.objectNumbers[object] - 1
+            if number < 0 {
+                number = numbering.numberAdding(try table.string(table.keyHeader(slot, refs: refs)))
+                numbering.objectNumbers[object] = number + 1
+                if wanted == nil { wanted = numbering.number(of: key) }
+            }
+            if number == wanted {
+                return try table.reference(at: table.referencePosition(refs, slot: count + slot))
             }
         }
-        if let failure { throw failure }
-        return found
+        return nil
     }
 
     /// The text of key `slot` of a dictionary.
     package func key(_ slot: Int, of dictionary: BinaryObjectHeader) throws(PlistError) -> String {
-        try table.string(keyHeader(slot, of: dictionary.header))
+        try table.string(table.keyHeader(slot, refs: dictionary.header.payload))
     }
 
     /// The value of a scalar object (anything but an array or dictionary).
@@ -83,48 +76,6 @@ package struct BinaryObjectView: Sendable {
         guard object.header.isContainer else { return try table.scalar(object.header) }
         var decoder = LazySubtreeDecoder(table: table, outerPath: nil)
         return try decoder.decode(object.header)
-    }
-
-    /// The bytes of the key in entry `slot` when it is a one-byte-unit string object with its
-    /// count in the marker, lying inside the object area; nil for any other key, which
-    /// ``keyHeader(_:of:)`` then reads (and refuses when it is malformed).
-    private func shortASCIIKey(_ slot: Int, of dictionary: LazyObjectHeader) throws(PlistError) -> UnsafeRawBufferPointer? {
-        let index = try table.reference(at: table.referencePosition(dictionary.payload, slot: slot))
-        let start = try table.offset(ofObject: index)
-        let marker = table.bytes[start]
-        guard marker >> 4 == 0x5, marker & 0x0F != 0x0F else { return nil }
-        let end = start + 1 + Int(marker & 0x0F)
-        guard end <= table.areaEnd else { return nil }
-        return UnsafeRawBufferPointer(rebasing: table.bytes[(start + 1)..<end])
-    }
-
-    /// The header of the key in entry `slot`, refusing anything but a string before reading more.
-    private func keyHeader(_ slot: Int, of dictionary: LazyObjectHeader) throws(PlistError) -> LazyObjectHeader {
-        let position = table.referencePosition(dictionary.payload, slot: slot)
-        let index = try table.reference(at: position)
-        let start = try table.offset(ofObject: index)
-        let type = table.bytes[start] >> 4
-        guard type == 0x5 || type == 0x6 || (type == 0x7 && table.acceptsUTF8Strings) else {
-            throw BinaryTrailer.error(
-                .badKey, at: position,
-                "dictionary key object \(index) is not a string (marker \(LazyObjectTable.hex(table.bytes[start])))")
-        }
-        return try table.header(ofObject: index)
-    }
-
-    /// Whether a key object spells `key` (whose UTF-8 is `utf8`). An ASCII key object is compared
-    /// in place; others are decoded, so that a malformed key is the full reader's error.
-    private func matches(_ header: LazyObjectHeader, utf8: UnsafeBufferPointer<UInt8>, key: String) throws(PlistError) -> Bool {
-        if header.marker >> 4 == 0x5 {
-            let stored = table.payload(header)
-            // A stored byte above 0x7F is Latin-1, two UTF-8 bytes: the lengths differ unless the
-            // key has characters beyond ASCII, and then the decoded text decides.
-            if stored.count == utf8.count, utf8.isEmpty || memcmp(stored.baseAddress!, utf8.baseAddress!, utf8.count) == 0 {
-                return !stored.contains { $0 >= 0x80 }
-            }
-            if !utf8.contains(where: { $0 >= 0x80 }) { return false }
-        }
-        return try table.string(header).hasSameUTF8(as: key)
     }
 }
 

@@ -84,6 +84,22 @@ final class LazyObjectTable: @unchecked Sendable {
         refs + slot * trailer.objectRefSize
     }
 
+    /// The header of the key in entry `slot` of a dictionary whose references start at `refs`.
+    /// A key must be a string object; its marker is checked before anything else of it is read,
+    /// as in the full reader.
+    func keyHeader(_ slot: Int, refs: Int) throws(PlistError) -> LazyObjectHeader {
+        let position = referencePosition(refs, slot: slot)
+        let index = try reference(at: position)
+        let start = try offset(ofObject: index)
+        let type = bytes[start] >> 4
+        guard type == 0x5 || type == 0x6 || (type == 0x7 && acceptsUTF8Strings) else {
+            throw BinaryTrailer.error(
+                .badKey, at: position,
+                "dictionary key object \(index) is not a string (marker \(Self.hex(bytes[start])))")
+        }
+        return try header(ofObject: index)
+    }
+
     /// Reads and validates the header of object `index`.
     func header(ofObject index: Int) throws(PlistError) -> LazyObjectHeader {
         let start = try offset(ofObject: index)

@@ -152,16 +152,7 @@ public struct LazyPlistNode: Sendable {
     /// The header of the key in entry `slot` of this dictionary. A key must be a string object;
     /// its marker is checked before anything else of it is read, as in the full reader.
     func keyHeader(_ slot: Int) throws(PlistError) -> LazyObjectHeader {
-        let position = referencePosition(slot)
-        let index = try table.reference(at: position)
-        let start = try table.offset(ofObject: index)
-        let type = table.bytes[start] >> 4
-        guard type == 0x5 || type == 0x6 || (type == 0x7 && table.acceptsUTF8Strings) else {
-            throw BinaryTrailer.error(
-                .badKey, at: position,
-                "dictionary key object \(index) is not a string (marker \(LazyObjectTable.hex(table.bytes[start])))")
-        }
-        return try table.header(ofObject: index)
+        try table.keyHeader(slot, refs: header.payload)
     }
 
     /// The text of the key in entry `slot` of this dictionary.
