@@ -99,7 +99,12 @@ final class BinaryArchiveReader {
             var elements: [PlistValue] = []
             elements.reserveCapacity(object.count)
             for slot in 0..<object.count {
-                let element = try view.object(try view.reference(slot, of: object))
+                let index = try view.reference(slot, of: object)
+                if let scalar = try view.smallScalar(index) {
+                    elements.append(scalar)
+                    continue
+                }
+                let element = try view.object(index)
                 if element.kind == .array || element.kind == .dictionary { return try nestedValue(object) }
                 elements.append(try view.scalar(element))
             }
@@ -148,6 +153,7 @@ struct ArchiveFields {
                 return fields[key]
             case .binary(let objects, let dictionary):
                 guard let object = try objects.lookUp(key, in: dictionary) else { return nil }
+                if let scalar = try objects.view.smallScalar(object) { return scalar }
                 return try objects.fieldValue(try objects.view.object(object))
             }
         }

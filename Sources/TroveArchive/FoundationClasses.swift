@@ -48,16 +48,39 @@ extension ArchiveDecoder {
         inline: ((PlistValue) throws -> T?)? = nil,
         build: (ArchiveClassRecord, ArchiveFields) throws -> T
     ) throws -> T {
-        guard case .uid(let reference) = field else {
-            if let inline, let value = try inline(field) { return value }
-            throw error(.typeMismatch, "expected \(describing), found \(Self.describe(field)) stored in place")
+        guard let inline else {
+            // No closure returning a `T?` on this path, which the generic collections take: in
+            // unspecialized code that optional costs a metadata lookup per call.
+            return try decodeFoundation(
+                field, as: T.self, classes: classes, describing: describing,
+                inPlace: { value, inField throws(PlistError) in throw self.notStoredInPlace(value, describing, inField: inField) },
+                build: build)
         }
-        return try decodeEntry(
-            reference, as: T.self,
-            inline: { value in
-                if let inline, let decoded = try inline(value) { return decoded }
-                throw self.notAnObject(value, T.self, describing: describing)
+        return try decodeFoundation(
+            field, as: T.self, classes: classes, describing: describing,
+            inPlace: { value, inField in
+                if let decoded = try inline(value) { return decoded }
+                throw self.notStoredInPlace(value, describing, inField: inField)
             },
+            build: build)
+    }
+
+    /// The error for a value stored in place (in the field itself when `inField`, else as an
+    /// entry of `$objects`) that is not what was expected.
+    private func notStoredInPlace(_ value: PlistValue, _ describing: String, inField: Bool) -> PlistError {
+        error(.typeMismatch, "expected \(describing), found \(Self.describe(value))\(inField ? " stored in place" : "")")
+    }
+
+    /// ``decodeFoundation(_:as:classes:describing:inline:build:)`` with the value stored in place
+    /// read by `inPlace`, which is told whether it was stored in the field itself.
+    private func decodeFoundation<T>(
+        _ field: PlistValue, as type: T.Type, classes: Set<String>, describing: String,
+        inPlace: (PlistValue, _ inField: Bool) throws -> T,
+        build: (ArchiveClassRecord, ArchiveFields) throws -> T
+    ) throws -> T {
+        guard case .uid(let reference) = field else { return try inPlace(field, true) }
+        return try decodeEntry(
+            reference, as: T.self, inline: { try inPlace($0, false) },
             { index, record, fields in
                 guard record.chain.contains(where: classes.contains) else {
                     throw self.error(.typeMismatch, "expected \(describing), found object \(index) of class \(record.name)")

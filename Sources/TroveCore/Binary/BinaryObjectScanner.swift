@@ -316,8 +316,8 @@ struct BinaryObjectScanner: ~Copyable {
 
     /// Throws unless `length` bytes from `start` lie inside the object area.
     @inline(__always)
-    private func require(_ length: Int, at start: Int, object: Int, for what: String) throws(PlistError) {
-        try area.require(length, at: start, object: object, for: what)
+    private func require(_ length: Int, at start: Int, object: Int, for what: @autoclosure () -> String) throws(PlistError) {
+        try area.require(length, at: start, object: object, for: what())
     }
 
     private mutating func note(_ index: Int, marker: UInt8, extendedCount: UInt8? = nil) {

@@ -70,6 +70,25 @@ package struct BinaryObjectView: Sendable {
         try table.scalar(object.header)
     }
 
+    /// The value of object `index` when it is a UID, a boolean, an integer of up to 8 bytes or a
+    /// real, read from its marker without the general header (the values an archive's fields
+    /// hold); nil for any other object, which ``object(_:)`` reads.
+    package func smallScalar(_ index: Int) throws(PlistError) -> PlistValue? {
+        let start = try table.offset(ofObject: index)
+        let marker = table.bytes[start]
+        let kind: PlistValue.Kind
+        let length: Int
+        switch marker {
+        case 0x80...0x87: (kind, length) = (.uid, Int(marker & 0x0F) + 1)
+        case 0x10...0x13: (kind, length) = (.integer, 1 << Int(marker & 0x0F))
+        case 0x23: (kind, length) = (.real, 8)
+        case 0x08, 0x09: (kind, length) = (.bool, 0)
+        default: return nil
+        }
+        guard length < table.areaEnd - start else { return nil }
+        return try table.scalar(LazyObjectHeader(index: index, start: start, marker: marker, kind: kind, count: 0, payload: start + 1))
+    }
+
     /// The whole value of an object, decoded with the full reader's rules for a subtree (cycles,
     /// nesting counted from the object, the value and expansion limits).
     package func value(_ object: BinaryObjectHeader) throws(PlistError) -> PlistValue {

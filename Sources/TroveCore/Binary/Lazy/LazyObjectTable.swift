@@ -176,11 +176,13 @@ final class LazyObjectTable: @unchecked Sendable {
     private var area: BinaryObjectArea { BinaryObjectArea(bytes: bytes, end: areaEnd) }
 
     /// Throws unless `length` bytes from `start` lie inside the object area.
-    private func require(_ length: Int, at start: Int, object: Int, for what: String) throws(PlistError) {
-        try area.require(length, at: start, object: object, for: what)
+    @inline(__always)
+    private func require(_ length: Int, at start: Int, object: Int, for what: @autoclosure () -> String) throws(PlistError) {
+        try area.require(length, at: start, object: object, for: what())
     }
 
     /// The count of a data, string or container object and where its payload starts.
+    @inline(__always)
     private func count(_ index: Int, marker: UInt8, at start: Int) throws(PlistError) -> (Int, Int) {
         let field = try area.count(index, marker: marker, at: start)
         return (field.count, field.payload)
