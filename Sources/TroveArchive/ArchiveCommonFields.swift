@@ -30,7 +30,7 @@ extension ArchiveEncoder {
 extension ArchiveDecoder {
     /// The stored field for `key`, or the missing-key error for a value of `type`.
     private func requiredField(forKey key: String, _ type: Any.Type) throws(PlistError) -> PlistValue {
-        guard let field = rawField(forKey: key) else { throw missingKey(key, type, detail: "is not in the archive") }
+        guard let field = try field(forKey: key) else { throw missingKey(key, type, detail: "is not in the archive") }
         if case .uid(0) = field { throw missingKey(key, type, detail: "holds $null") }
         return field
     }
@@ -38,6 +38,9 @@ extension ArchiveDecoder {
     /// Decodes a string, stored in place or as an `NSString` object.
     public func decode(_ type: String.Type, forKey key: String) throws -> String {
         let field = try requiredField(forKey: key, String.self)
+        // A string that is an entry of its own, as archivers store them, is read straight from
+        // it; anything else (and any error) takes the general path.
+        if case .uid(let reference) = field, let text = storedString(reference) { return text }
         path.append(.key(key))
         defer { path.removeLast() }
         return try String.decodeArchiveField(field, with: self)

@@ -238,6 +238,15 @@ public final class ArchiveDecoder {
         return .object(index, record, fields)
     }
 
+    /// The string entry `reference` is, when it is a readable string stored in place; nil
+    /// otherwise (the general path then decodes it and reports what is wrong).
+    func storedString(_ reference: UInt64) -> String? {
+        guard reference > 0, reference < UInt64(table.classIndex.count), table.classIndex[Int(reference)] < 0,
+            case .string(let text)? = try? table.objects.inlineValue(Int(reference))
+        else { return nil }
+        return text
+    }
+
     func checkAllowed(_ record: ArchiveClassRecord) throws(PlistError) {
         guard let allowedClasses, !allowedClasses.contains(record.name) else { return }
         throw error(
