@@ -13,6 +13,10 @@ struct ProcessResult {
     var status: Int32
     var stdout: Data
     var stderr: Data
+    /// How long the child ran, from launch to exit as its termination handler saw it: what a
+    /// speed check should use, since the test's own wall clock also counts the time its task
+    /// waited for a thread of the shared pool.
+    var seconds: Double
 
     var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     var stderrText: String { String(decoding: stderr, as: UTF8.self) }
@@ -77,15 +81,31 @@ func runProcess(
     process.standardOutput = outHandle
     process.standardError = errHandle
     process.standardInput = inHandle
+    let exit = ExitTime()
+    process.terminationHandler = { _ in exit.mark() }
+    let launched = ContinuousClock.now
     try process.run()
     await process.exited()
     try outHandle.close()
     try errHandle.close()
     try inHandle.close()
+    let ran = (exit.instant ?? .now) - launched
     return ProcessResult(
         status: process.terminationStatus,
         stdout: try Data(contentsOf: outURL),
-        stderr: try Data(contentsOf: errURL))
+        stderr: try Data(contentsOf: errURL),
+        seconds: Double(ran.components.seconds) + Double(ran.components.attoseconds) / 1e18)
+}
+
+/// When a child exited, set from its termination handler (which runs on Foundation's thread).
+private final class ExitTime: @unchecked Sendable {
+    // Unchecked: the one field is only touched under the lock.
+    private let lock = NSLock()
+    private var time: ContinuousClock.Instant?
+
+    func mark() { lock.withLock { time = .now } }
+
+    var instant: ContinuousClock.Instant? { lock.withLock { time } }
 }
 
 /// Runs the built `trove` with `arguments`.
