@@ -49,6 +49,10 @@ extension ArchiveDecoder {
     /// Decodes an integer, range-checked.
     public func decode(_ type: Int.Type, forKey key: String) throws -> Int {
         let field = try requiredField(forKey: key, Int.self)
+        // An integer stored in place, as `encodeInteger(_:forKey:)` stores it, needs no key path.
+        if case .integer(let stored) = field, let value = stored.isNegative ? stored.int64Value.flatMap({ Int(exactly: $0) }) : Int(exactly: stored.magnitude) {
+            return value
+        }
         path.append(.key(key))
         defer { path.removeLast() }
         return try Int.decodeArchiveField(field, with: self)
@@ -57,6 +61,7 @@ extension ArchiveDecoder {
     /// Decodes a real (an integer is converted).
     public func decode(_ type: Double.Type, forKey key: String) throws -> Double {
         let field = try requiredField(forKey: key, Double.self)
+        if case .real(let stored) = field { return stored.value }
         path.append(.key(key))
         defer { path.removeLast() }
         return try Double.decodeArchiveField(field, with: self)
@@ -65,6 +70,7 @@ extension ArchiveDecoder {
     /// Decodes a boolean (a number is true when it is not zero).
     public func decode(_ type: Bool.Type, forKey key: String) throws -> Bool {
         let field = try requiredField(forKey: key, Bool.self)
+        if case .bool(let stored) = field { return stored }
         path.append(.key(key))
         defer { path.removeLast() }
         return try Bool.decodeArchiveField(field, with: self)
