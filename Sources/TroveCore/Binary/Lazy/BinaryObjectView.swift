@@ -79,7 +79,11 @@ package struct BinaryObjectView: Sendable {
         let kind: PlistValue.Kind
         let length: Int
         switch marker {
-        case 0x80...0x87: (kind, length) = (.uid, Int(marker & 0x0F) + 1)
+        case 0x80...0x87:
+            // Most fields are references: a UID is its bytes, read here without a detour.
+            let width = Int(marker & 0x0F) + 1
+            guard width < table.areaEnd - start else { return nil }
+            return .uid(table.bytes.loadBigEndian(at: start + 1, width: width))
         case 0x10...0x13: (kind, length) = (.integer, 1 << Int(marker & 0x0F))
         case 0x23: (kind, length) = (.real, 8)
         case 0x08, 0x09: (kind, length) = (.bool, 0)
