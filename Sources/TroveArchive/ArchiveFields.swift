@@ -18,10 +18,10 @@ struct ArchiveFields {
             switch storage {
             case .values(let fields):
                 return fields[key]
-            case .binary(let objects, let dictionary):
-                guard let object = try objects.lookUp(key, in: dictionary) else { return nil }
-                if let scalar = try objects.view.smallScalar(object) { return scalar }
-                return try objects.fieldValue(try objects.view.object(object))
+            case .binary(let reader, let dictionary):
+                guard let object = try reader.lookUp(key, in: dictionary) else { return nil }
+                if let scalar = try reader.view.smallScalar(object) { return scalar }
+                return try reader.fieldValue(try reader.view.object(object))
             }
         }
     }
@@ -30,7 +30,7 @@ struct ArchiveFields {
     func contains(_ key: String) throws(PlistError) -> Bool {
         switch storage {
         case .values(let fields): return fields.index(forKey: key) != nil
-        case .binary(let objects, let dictionary): return try objects.lookUp(key, in: dictionary) != nil
+        case .binary(let reader, let dictionary): return try reader.lookUp(key, in: dictionary) != nil
         }
     }
 
@@ -40,13 +40,13 @@ struct ArchiveFields {
         switch storage {
         case .values(let fields):
             return fields
-        case .binary(let objects, let dictionary):
+        case .binary(let reader, let dictionary):
             var result = PlistDictionary(minimumCapacity: dictionary.count)
             for slot in 0..<dictionary.count {
-                let key = try objects.view.key(slot, of: dictionary)
+                let key = try reader.view.key(slot, of: dictionary)
                 guard result.index(forKey: key) == nil else { continue }
-                let object = try objects.view.object(try objects.view.reference(dictionary.count + slot, of: dictionary))
-                result.updateValue(try objects.fieldValue(object), forKey: key)
+                let object = try reader.view.object(try reader.view.reference(dictionary.count + slot, of: dictionary))
+                result.updateValue(try reader.fieldValue(object), forKey: key)
             }
             return result
         }
@@ -64,9 +64,9 @@ struct ArchiveFields {
         case .values(let fields):
             guard case .array(let elements)? = fields[key] else { return nil }
             return elements.count
-        case .binary(let objects, let dictionary):
-            guard let object = try objects.lookUp(key, in: dictionary) else { return nil }
-            let header = try objects.view.object(object)
+        case .binary(let reader, let dictionary):
+            guard let object = try reader.lookUp(key, in: dictionary) else { return nil }
+            let header = try reader.view.object(object)
             return header.kind == .array ? header.count : nil
         }
     }
@@ -78,9 +78,9 @@ struct ArchiveFields {
         case .values(let fields):
             guard case .array(let elements)? = fields[key] else { return .values([]) }
             return .values(elements)
-        case .binary(let objects, let dictionary):
-            guard let object = try objects.lookUp(key, in: dictionary) else { return .values([]) }
-            return .binary(objects, try objects.view.object(object))
+        case .binary(let reader, let dictionary):
+            guard let object = try reader.lookUp(key, in: dictionary) else { return .values([]) }
+            return .binary(reader, try reader.view.object(object))
         }
     }
 }

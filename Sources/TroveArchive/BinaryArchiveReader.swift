@@ -11,11 +11,12 @@ final class BinaryArchiveReader {
     @exclusivity(unchecked) private var nested: [Int: PlistValue] = [:]
 
     /// The key objects read so far, numbered by text (see ``lookUp(_:in:)``).
-    private let keyNumbering = BinaryKeyNumbering()
+    private let keyNumbering: BinaryKeyNumbering
 
     init(view: BinaryObjectView, limits: KeyedArchiveLimits) {
         self.view = view
         self.limits = limits
+        keyNumbering = BinaryKeyNumbering(objectCount: view.objectCount)
     }
 
     /// The object that holds the value for `key` in `dictionary` (the first, when the key is

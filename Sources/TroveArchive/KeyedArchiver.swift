@@ -198,7 +198,7 @@ public struct KeyedUnarchiver: Sendable {
     /// The archive in `data`: read in place when it is a binary plist, as a property list
     /// otherwise.
     func readTable(_ data: Data) throws(PlistError) -> ArchiveTable {
-        guard data.count >= 6, data.starts(with: "bplist".utf8) else {
+        guard data.withUnsafeBytes({ PlistFormat.detect($0) }) == .binary else {
             return try KeyedArchive(data: data, limits: limits, keepsLayout: false).table
         }
         let view = try BinaryObjectView(data, limits: limits.plist)

@@ -9,7 +9,7 @@ extension String {
     /// generic element-by-element path, which cost the binary writer a tenth of its time; native
     /// and small strings expose their bytes, so this is one length check and a `memcmp`.
     @inline(__always)
-    package func hasSameUTF8(as other: String) -> Bool {
+    func hasSameUTF8(as other: String) -> Bool {
         // The same words are the same storage (or the same inline small string): a key shared by
         // many dictionaries, or a string met again, is decided without touching its bytes.
         if StringRepresentation(self) == StringRepresentation(other) { return true }
@@ -28,16 +28,16 @@ extension String {
 /// words have the same contents, because a string's storage is never changed while a value
 /// refers to it; different words say nothing, so this is only ever a shortcut before an exact
 /// comparison. (`unsafeBitCast` traps if the sizes ever differ.)
-package struct StringRepresentation: Equatable {
-    package var low: UInt64
-    package var high: UInt64
+struct StringRepresentation: Equatable {
+    var low: UInt64
+    var high: UInt64
 
     @inline(__always)
-    package init(_ string: String) { self = unsafeBitCast(string, to: StringRepresentation.self) }
+    init(_ string: String) { self = unsafeBitCast(string, to: StringRepresentation.self) }
 
     /// Words no string has been seen with yet: a placeholder for empty cache slots, which must
     /// be told apart from a real entry by a flag of their own.
-    package static let placeholder = StringRepresentation(low: 0, high: 0)
+    static let placeholder = StringRepresentation(low: 0, high: 0)
 
     private init(low: UInt64, high: UInt64) {
         self.low = low

@@ -18,8 +18,8 @@ package final class BinaryKeyNumbering {
     }
 
     /// For each object of the file, its key text's number plus one once it was read as a key,
-    /// 0 before (sized at the first lookup).
-    @exclusivity(unchecked) var objectNumbers: [Int32] = []
+    /// 0 before.
+    @exclusivity(unchecked) var objectNumbers: [Int32]
     @exclusivity(unchecked) private var numbers: [ExactText: Int32] = [:]
     /// The keys asked for lately, by the two words of their `String` value: a key an
     /// `init(from:)` spells as a literal is the same value on every call, so it is found here
@@ -27,7 +27,10 @@ package final class BinaryKeyNumbering {
     @exclusivity(unchecked) private var recent = [(key: StringRepresentation, number: Int32)](
         repeating: (.placeholder, -1), count: 32)
 
-    package init() {}
+    /// Numbering for a file of `objectCount` objects.
+    package init(objectCount: Int) {
+        objectNumbers = Array(repeating: 0, count: objectCount)
+    }
 
     /// The number of `text`, if a key object with that text has been read.
     func number(of text: String) -> Int32? {

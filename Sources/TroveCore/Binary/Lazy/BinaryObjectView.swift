@@ -37,11 +37,10 @@ package struct BinaryObjectView: Sendable {
     /// repeated, as the full reader keeps it), or nil. Keys are compared by code units.
     ///
     /// Each key object is read (and checked) the first time it is met and numbered by its text
-    /// in `numbering`; later dictionaries compare numbers. Archives share one object per key
+    /// in `numbering` (made for this file's object count); later dictionaries compare numbers. Archives share one object per key
     /// text between all their objects, so after the first object of a class a lookup reads
     /// references only.
     package func value(forKey key: String, in dictionary: BinaryObjectHeader, numbering: BinaryKeyNumbering) throws(PlistError) -> Int? {
-        if numbering.objectNumbers.isEmpty { numbering.objectNumbers = Array(repeating: 0, count: objectCount) }
         let refs = dictionary.header.payload
         let count = dictionary.count
         var wanted = numbering.number(of: key)
