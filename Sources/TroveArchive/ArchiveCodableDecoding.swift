@@ -158,13 +158,13 @@ struct CodableArchiveKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtoc
 
 struct CodableArchiveUnkeyedDecoding: UnkeyedDecodingContainer {
     let box: CodableArchiveDecoderBox
-    let references: [PlistValue]
+    let references: ArchiveReferences
     var codingPath: [any CodingKey] { box.codingPath }
     var count: Int? { references.count }
     var isAtEnd: Bool { currentIndex >= references.count }
     private(set) var currentIndex = 0
 
-    init(box: CodableArchiveDecoderBox, references: [PlistValue]) {
+    init(box: CodableArchiveDecoderBox, references: ArchiveReferences) {
         self.box = box
         self.references = references
     }

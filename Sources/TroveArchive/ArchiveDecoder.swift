@@ -60,8 +60,20 @@ public final class ArchiveDecoder {
     @exclusivity(unchecked) private var lastBlocker: Int?
     /// The key path from the top-level key to the value being decoded.
     @exclusivity(unchecked) var path: [PlistKeyPath.Component] = []
-    /// The object whose `init(from:)` is running.
-    @exclusivity(unchecked) private var current: (uid: Int, record: ArchiveClassRecord, fields: ArchiveFields)?
+    /// The object whose `init(from:)` is running (its class record is the table's: see
+    /// ``currentRecord``). Saved and restored around every object, so it holds nothing that
+    /// needs reference counting for an object of a binary archive.
+    @exclusivity(unchecked) private var current: (uid: Int, fields: ArchiveFields)? {
+        didSet {
+            if case .binary(let fields)? = current?.fields.storage { currentBinary = fields } else { currentBinary = nil }
+        }
+    }
+    /// The fields of ``current`` when they are read from a binary file: a plain value, read by
+    /// every field lookup without the copy of an enum that may hold a dictionary.
+    @exclusivity(unchecked) private var currentBinary: BinaryFields?
+    /// The reader of a binary archive read in place, held here so that a lookup reaches it
+    /// without retaining it (``BinaryFields`` holds it unowned).
+    private let binaryReader: BinaryArchiveReader?
     /// Which type decodes a class record when a given type is asked for.
     struct ConcreteTypeKey: Hashable {
         let slot: Int32
@@ -72,6 +84,14 @@ public final class ArchiveDecoder {
     @exclusivity(unchecked) private var lastConcreteType: [(asked: ObjectIdentifier, type: any KeyedArchivable.Type)?]
     /// The fields of the object whose `init(from:)` is running.
     var currentFields: ArchiveFields? { current?.fields }
+    /// The class record of the object whose `init(from:)` is running.
+    private var currentRecord: ArchiveClassRecord? {
+        guard let current else { return nil }
+        return table.classes[Int(table.classIndex[current.uid])]
+    }
+    /// For each class record, which ``FoundationFamily``s it was checked against (even bits) and
+    /// belongs to (odd bits).
+    @exclusivity(unchecked) private var familyMemo: [UInt32]
     /// Objects decoded without a Swift type (``ArchivedObject``), by entry.
     @exclusivity(unchecked) var genericObjects: [Int: ArchivedObject] = [:]
 
@@ -86,15 +106,17 @@ public final class ArchiveDecoder {
         self.acceptsTextScalars = acceptsTextScalars
         self.states = Array(repeating: .notStarted, count: table.objects.count)
         self.lastConcreteType = Array(repeating: nil, count: table.classes.count)
+        self.familyMemo = Array(repeating: 0, count: table.classes.count)
+        if case .binary(let reader, _) = table.objects { binaryReader = reader } else { binaryReader = nil }
     }
 
     // MARK: - Public API
 
     /// `$classname` of the object being decoded.
-    public var className: String { current?.record.name ?? "" }
+    public var className: String { currentRecord?.name ?? "" }
 
     /// The class and its superclasses as the archive lists them (`$classes`).
-    public var classChain: [String] { current?.record.chain ?? [] }
+    public var classChain: [String] { currentRecord?.chain ?? [] }
 
     /// The keys the archive holds for the object, unescaped, in the archive's order (none when
     /// a key of a binary archive is malformed; decoding any key reports that).
@@ -121,9 +143,12 @@ public final class ArchiveDecoder {
 
     /// The value stored for `key`, or nil; a malformed stored value is an error.
     func field(forKey key: String) throws(PlistError) -> PlistValue? {
-        guard let fields = current?.fields else { return nil }
-        // Only a key starting with `$` is stored escaped; others are looked up as they are.
         do {
+            // Only a key starting with `$` is stored escaped; others are looked up as they are.
+            if let binary = currentBinary, let binaryReader {
+                return try binaryReader.value(forKey: key.utf8.first == UInt8(ascii: "$") ? "$" + key : key, in: binary)
+            }
+            guard let fields = current?.fields else { return nil }
             return key.utf8.first == UInt8(ascii: "$") ? try fields["$" + key] : try fields[key]
         } catch {
             throw located(error, at: path + [.key(key)])
@@ -245,6 +270,16 @@ public final class ArchiveDecoder {
             case .string(let text)? = try? table.objects.inlineValue(Int(reference))
         else { return nil }
         return text
+    }
+
+    /// Whether the class record in `slot` names one of `family`'s classes in its chain.
+    func isMember(_ slot: Int32, of family: FoundationFamily) -> Bool {
+        let memo = familyMemo[Int(slot)]
+        let shift = UInt32(2 * family.index)
+        if memo >> shift & 1 == 1 { return memo >> (shift + 1) & 1 == 1 }
+        let member = table.classes[Int(slot)].chain.contains(where: family.classes.contains)
+        familyMemo[Int(slot)] = memo | 1 << shift | (member ? 1 << (shift + 1) : 0)
+        return member
     }
 
     func checkAllowed(_ record: ArchiveClassRecord) throws(PlistError) {
@@ -432,7 +467,7 @@ public final class ArchiveDecoder {
         _ type: T.Type, entry: Int, record: ArchiveClassRecord, fields: ArchiveFields
     ) throws -> T {
         let outer = current
-        current = (entry, record, fields)
+        current = (entry, fields)
         defer { current = outer }
         do {
             return try type.init(from: self)
@@ -471,7 +506,7 @@ public final class ArchiveDecoder {
 
     func missingKey(_ key: String, _ type: Any.Type, detail: String) -> PlistError {
         .archive(
-            .archiveMissingKey, "key \"\(key)\" of \(current?.record.name ?? "the archive") \(detail) (expected \(Self.typeName(type)))",
+            .archiveMissingKey, "key \"\(key)\" of \(currentRecord?.name ?? "the archive") \(detail) (expected \(Self.typeName(type)))",
             at: path + [.key(key)])
     }
 

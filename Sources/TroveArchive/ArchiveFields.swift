@@ -5,7 +5,7 @@ import TroveCore
 struct ArchiveFields {
     enum Storage {
         case values(PlistDictionary)
-        case binary(BinaryArchiveReader, BinaryObjectHeader)
+        case binary(BinaryFields)
     }
 
     let storage: Storage
@@ -18,10 +18,8 @@ struct ArchiveFields {
             switch storage {
             case .values(let fields):
                 return fields[key]
-            case .binary(let reader, let dictionary):
-                guard let object = try reader.lookUp(key, in: dictionary) else { return nil }
-                if let scalar = try reader.view.smallScalar(object) { return scalar }
-                return try reader.fieldValue(try reader.view.object(object))
+            case .binary(let fields):
+                return try fields.reader.value(forKey: key, in: fields)
             }
         }
     }
@@ -30,7 +28,7 @@ struct ArchiveFields {
     func contains(_ key: String) throws(PlistError) -> Bool {
         switch storage {
         case .values(let fields): return fields.index(forKey: key) != nil
-        case .binary(let reader, let dictionary): return try reader.lookUp(key, in: dictionary) != nil
+        case .binary(let fields): return try fields.reader.object(forKey: key, in: fields) != nil
         }
     }
 
@@ -40,13 +38,14 @@ struct ArchiveFields {
         switch storage {
         case .values(let fields):
             return fields
-        case .binary(let reader, let dictionary):
+        case .binary(let fields):
+            let (view, dictionary) = (fields.reader.view, fields.dictionary)
             var result = PlistDictionary(minimumCapacity: dictionary.count)
             for slot in 0..<dictionary.count {
-                let key = try reader.view.key(slot, of: dictionary)
+                let key = try view.key(slot, of: dictionary)
                 guard result.index(forKey: key) == nil else { continue }
-                let object = try reader.view.object(try reader.view.reference(dictionary.count + slot, of: dictionary))
-                result.updateValue(try reader.fieldValue(object), forKey: key)
+                let object = try view.object(try view.value(atSlot: slot, of: dictionary))
+                result.updateValue(try fields.reader.fieldValue(object), forKey: key)
             }
             return result
         }
@@ -64,10 +63,23 @@ struct ArchiveFields {
         case .values(let fields):
             guard case .array(let elements)? = fields[key] else { return nil }
             return elements.count
-        case .binary(let reader, let dictionary):
-            guard let object = try reader.lookUp(key, in: dictionary) else { return nil }
-            let header = try reader.view.object(object)
+        case .binary(let fields):
+            guard let object = try fields.reader.object(forKey: key, in: fields) else { return nil }
+            let header = try fields.reader.view.object(object)
             return header.kind == .array ? header.count : nil
+        }
+    }
+
+    /// The references listed by the array stored for `key`.
+    func references(forKey key: String) throws(PlistError) -> StoredReferences {
+        switch storage {
+        case .values(let fields):
+            guard let listed = fields[key] else { return .missing }
+            guard case .array(let references) = listed else { return .notAnArray(listed.kind) }
+            return .array(ArchiveReferences(.values(references)))
+        case .binary(let fields):
+            guard let object = try fields.reader.object(forKey: key, in: fields) else { return .missing }
+            return try fields.reader.references(try fields.reader.view.object(object))
         }
     }
 
@@ -78,9 +90,19 @@ struct ArchiveFields {
         case .values(let fields):
             guard case .array(let elements)? = fields[key] else { return .values([]) }
             return .values(elements)
-        case .binary(let reader, let dictionary):
-            guard let object = try reader.lookUp(key, in: dictionary) else { return .values([]) }
-            return .binary(reader, try reader.view.object(object))
+        case .binary(let fields):
+            guard let object = try fields.reader.object(forKey: key, in: fields) else { return .values([]) }
+            return .binary(fields.reader, try fields.reader.view.object(object))
         }
     }
+}
+
+/// A dictionary object of a binary archive read in place, and its key layout.
+///
+/// Copied with every object's fields, so it holds the reader without retaining it: fields are
+/// made by the reader and used only while the ``ArchiveTable`` that holds the reader is alive.
+struct BinaryFields {
+    unowned(unsafe) let reader: BinaryArchiveReader
+    let dictionary: BinaryObjectHeader
+    let layout: BinaryKeyLayout
 }

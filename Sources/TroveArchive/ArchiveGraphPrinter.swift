@@ -82,7 +82,7 @@ struct ArchiveGraphPrinter {
         if !chain.isDisjoint(with: FoundationClass.arrayLike) {
             let references = try decoder.collectionReferences(fields)
             out += "#\(index) \(record.name) (\(references.count)) "
-            try value(.array(references), indent: indent)
+            try value(.array(Array(references)), indent: indent)
             return
         }
         if !chain.isDisjoint(with: FoundationClass.dictionaryLike) {

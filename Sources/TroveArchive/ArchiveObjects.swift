@@ -27,7 +27,7 @@ enum ArchiveObjects {
             return ArchiveFields(.values(fields))
         case .binary(let reader, let objects):
             let entry = try reader.entry(index, of: objects)
-            return entry.kind == .dictionary ? ArchiveFields(.binary(reader, entry)) : nil
+            return entry.kind == .dictionary ? try reader.fields(entry) : nil
         }
     }
 

@@ -176,7 +176,7 @@ extension ArchivedAttributedString: ArchiveRepresentable {
     /// ``PlistError/Code/typeMismatch``.
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> ArchivedAttributedString {
         try decoder.decodeFoundation(
-            field, as: ArchivedAttributedString.self, classes: ["NSAttributedString"], describing: "an attributed string"
+            field, as: ArchivedAttributedString.self, family: .attributedString, describing: "an attributed string"
         ) { record, fields in
             let isMutable = record.chain.contains("NSMutableAttributedString")
             var string = ""

@@ -81,7 +81,7 @@ extension ArchivedOrderedSet: ArchiveRepresentable {
     /// Decodes an `NSOrderedSet` or `NSMutableOrderedSet` from `NS.object.N` (or `NS.objects`).
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> ArchivedOrderedSet {
         try decoder.decodeFoundation(
-            field, as: ArchivedOrderedSet.self, classes: ["NSOrderedSet"], describing: "an ordered set"
+            field, as: ArchivedOrderedSet.self, family: .orderedSet, describing: "an ordered set"
         ) { record, fields in
             let references = try decoder.collectionReferences(fields)
             var result = ArchivedOrderedSet(isMutable: record.chain.contains("NSMutableOrderedSet"))

@@ -10,24 +10,54 @@ final class BinaryArchiveReader {
     /// Nested containers already decoded, by object: real archives have none.
     @exclusivity(unchecked) private var nested: [Int: PlistValue] = [:]
 
-    /// The key objects read so far, numbered by text (see ``lookUp(_:in:)``).
-    private let keyNumbering: BinaryKeyNumbering
+    /// The key layouts of the dictionaries read so far: every object of a class has the same.
+    let keys: BinaryKeyLayouts
 
     init(view: BinaryObjectView, limits: KeyedArchiveLimits) {
         self.view = view
         self.limits = limits
-        keyNumbering = BinaryKeyNumbering(objectCount: view.objectCount)
+        keys = BinaryKeyLayouts(view: view)
     }
 
-    /// The object that holds the value for `key` in `dictionary` (the first, when the key is
+    /// The fields of a dictionary object; its keys are checked when its layout is first met.
+    /// They are valid while the reader is alive (see ``BinaryFields``).
+    func fields(_ dictionary: BinaryObjectHeader) throws(PlistError) -> ArchiveFields {
+        ArchiveFields(.binary(BinaryFields(reader: self, dictionary: dictionary, layout: try keys.layout(of: dictionary))))
+    }
+
+    /// The object that holds the value for `key` in `fields` (the first, when the key is
     /// repeated), or nil.
-    func lookUp(_ key: String, in dictionary: BinaryObjectHeader) throws(PlistError) -> Int? {
-        try view.value(forKey: key, in: dictionary, numbering: keyNumbering)
+    func object(forKey key: String, in fields: BinaryFields) throws(PlistError) -> Int? {
+        guard let slot = keys.slot(of: key, in: fields.layout) else { return nil }
+        return try view.value(atSlot: slot, of: fields.dictionary)
+    }
+
+    /// The value stored for `key` in `fields`, or nil.
+    func value(forKey key: String, in fields: BinaryFields) throws(PlistError) -> PlistValue? {
+        guard let object = try object(forKey: key, in: fields) else { return nil }
+        if let scalar = try view.smallScalar(object) { return scalar }
+        return try fieldValue(try view.object(object))
     }
 
     /// The object of entry `index` of the `$objects` array `objects`.
     func entry(_ index: Int, of objects: BinaryObjectHeader) throws(PlistError) -> BinaryObjectHeader {
         try view.object(try view.reference(index, of: objects))
+    }
+
+    /// The references an array object lists, read as numbers while every element is a UID,
+    /// else as values (``fieldValue(_:)``'s), counted against the expansion budget once.
+    func references(_ object: BinaryObjectHeader) throws(PlistError) -> StoredReferences {
+        guard object.kind == .array else { return .notAnArray(object.kind) }
+        try count(object.count)
+        var uids: [UInt64] = []
+        uids.reserveCapacity(object.count)
+        for slot in 0..<object.count {
+            guard case .uid(let uid)? = try view.smallScalar(try view.reference(slot, of: object)) else {
+                return .array(ArchiveReferences(.values(try elements(of: object))))
+            }
+            uids.append(uid)
+        }
+        return .array(ArchiveReferences(.uids(uids)))
     }
 
     /// The value a field's object holds: a scalar (most often a UID), an array of them (a
@@ -36,24 +66,33 @@ final class BinaryArchiveReader {
         switch object.kind {
         case .array:
             try count(object.count)
-            var elements: [PlistValue] = []
-            elements.reserveCapacity(object.count)
-            for slot in 0..<object.count {
-                let index = try view.reference(slot, of: object)
-                if let scalar = try view.smallScalar(index) {
-                    elements.append(scalar)
-                    continue
-                }
-                let element = try view.object(index)
-                if element.kind == .array || element.kind == .dictionary { return try nestedValue(object) }
-                elements.append(try view.scalar(element))
-            }
-            return .array(elements)
+            return .array(try elements(of: object))
         case .dictionary:
             return try nestedValue(object)
         default:
             return try view.scalar(object)
         }
+    }
+
+    /// The elements of an array object: scalars read one by one, or the whole array decoded as
+    /// a nested value once an element is a container.
+    private func elements(of object: BinaryObjectHeader) throws(PlistError) -> [PlistValue] {
+        var elements: [PlistValue] = []
+        elements.reserveCapacity(object.count)
+        for slot in 0..<object.count {
+            let index = try view.reference(slot, of: object)
+            if let scalar = try view.smallScalar(index) {
+                elements.append(scalar)
+                continue
+            }
+            let element = try view.object(index)
+            if element.kind == .array || element.kind == .dictionary {
+                guard case .array(let nested) = try nestedValue(object) else { return [] }
+                return nested
+            }
+            elements.append(try view.scalar(element))
+        }
+        return elements
     }
 
     private func nestedValue(_ object: BinaryObjectHeader) throws(PlistError) -> PlistValue {

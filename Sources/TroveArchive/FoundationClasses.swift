@@ -29,6 +29,27 @@ enum FoundationClass {
     static let dataLike: Set<String> = ["NSData", "NSMutableData"]
 }
 
+/// The Foundation classes one Swift type decodes from (its class and their mutable subclasses).
+/// Whether a class record belongs is worked out once per record and family
+/// (``ArchiveDecoder/isMember(_:of:)``), not by hashing its chain on every object.
+struct FoundationFamily: Sendable {
+    let classes: Set<String>
+    /// The family's place in ``ArchiveDecoder``'s per-record memo: two bits each, below 16.
+    let index: Int
+
+    static let array = FoundationFamily(classes: FoundationClass.arrayLike, index: 0)
+    static let dictionary = FoundationFamily(classes: FoundationClass.dictionaryLike, index: 1)
+    static let string = FoundationFamily(classes: FoundationClass.stringLike, index: 2)
+    static let data = FoundationFamily(classes: FoundationClass.dataLike, index: 3)
+    static let date = FoundationFamily(classes: ["NSDate"], index: 4)
+    static let uuid = FoundationFamily(classes: ["NSUUID"], index: 5)
+    static let url = FoundationFamily(classes: ["NSURL"], index: 6)
+    static let value = FoundationFamily(classes: ["NSValue"], index: 7)
+    static let orderedSet = FoundationFamily(classes: ["NSOrderedSet"], index: 8)
+    static let indexSet = FoundationFamily(classes: ["NSIndexSet"], index: 9)
+    static let attributedString = FoundationFamily(classes: ["NSAttributedString"], index: 10)
+}
+
 extension ArchiveRepresentable {
     /// Writes the value as an entry of `$objects` (what a collection's element is) and returns
     /// the entry: numbers and booleans, stored in place as fields, become `NSNumber` entries.
@@ -42,9 +63,9 @@ extension ArchiveRepresentable {
 extension ArchiveDecoder {
     /// Decodes a value of one of Foundation's classes: `inline` reads a value stored in place in
     /// `$objects` (strings, numbers, data), `build` a keyed object whose class chain names one of
-    /// `classes`. Each entry is decoded once.
+    /// `family`'s classes. Each entry is decoded once.
     func decodeFoundation<T>(
-        _ field: PlistValue, as type: T.Type, classes: Set<String>, describing: String,
+        _ field: PlistValue, as type: T.Type, family: FoundationFamily, describing: String,
         inline: ((PlistValue) throws -> T?)? = nil,
         build: (ArchiveClassRecord, ArchiveFields) throws -> T
     ) throws -> T {
@@ -52,12 +73,12 @@ extension ArchiveDecoder {
             // No closure returning a `T?` on this path, which the generic collections take: in
             // unspecialized code that optional costs a metadata lookup per call.
             return try decodeFoundation(
-                field, as: T.self, classes: classes, describing: describing,
-                inPlace: { value, inField throws(PlistError) in throw self.notStoredInPlace(value, describing, inField: inField) },
+                field, as: T.self, family: family, describing: describing,
+                inPlace: { value, inField in throw self.notStoredInPlace(value, describing, inField: inField) },
                 build: build)
         }
         return try decodeFoundation(
-            field, as: T.self, classes: classes, describing: describing,
+            field, as: T.self, family: family, describing: describing,
             inPlace: { value, inField in
                 if let decoded = try inline(value) { return decoded }
                 throw self.notStoredInPlace(value, describing, inField: inField)
@@ -74,7 +95,7 @@ extension ArchiveDecoder {
     /// ``decodeFoundation(_:as:classes:describing:inline:build:)`` with the value stored in place
     /// read by `inPlace`, which is told whether it was stored in the field itself.
     private func decodeFoundation<T>(
-        _ field: PlistValue, as type: T.Type, classes: Set<String>, describing: String,
+        _ field: PlistValue, as type: T.Type, family: FoundationFamily, describing: String,
         inPlace: (PlistValue, _ inField: Bool) throws -> T,
         build: (ArchiveClassRecord, ArchiveFields) throws -> T
     ) throws -> T {
@@ -82,7 +103,7 @@ extension ArchiveDecoder {
         return try decodeEntry(
             reference, as: T.self, inline: { try inPlace($0, false) },
             { index, record, fields in
-                guard record.chain.contains(where: classes.contains) else {
+                guard self.isMember(self.table.classIndex[index], of: family) else {
                     throw self.error(.typeMismatch, "expected \(describing), found object \(index) of class \(record.name)")
                 }
                 return try build(record, fields)
@@ -90,24 +111,32 @@ extension ArchiveDecoder {
     }
 
     /// The references of a collection: `NS.objects`, or the legacy `NS.object.0`, `NS.object.1` ...
-    func collectionReferences(_ fields: ArchiveFields, key: String = "NS.objects", legacyPrefix: String = "NS.object.") throws -> [PlistValue] {
-        if let listed = try fields[key] {
-            guard case .array(let references) = listed else {
-                throw error(.typeMismatch, "\(key) is \(listed.kind), not an array of references")
-            }
+    func collectionReferences(_ fields: ArchiveFields, key: String = "NS.objects", legacyPrefix: String = "NS.object.") throws -> ArchiveReferences {
+        switch try fields.references(forKey: key) {
+        case .array(let references):
             return references
+        case .notAnArray(let kind):
+            throw error(.typeMismatch, "\(key) is \(kind), not an array of references")
+        case .missing:
+            var references: [PlistValue] = []
+            while let next = try fields[legacyPrefix + String(references.count)] { references.append(next) }
+            return ArchiveReferences(.values(references))
         }
-        var references: [PlistValue] = []
-        while let next = try fields[legacyPrefix + String(references.count)] { references.append(next) }
-        return references
     }
 
-    /// Decodes each reference as an element, with its index on the key path.
-    func decodeElements<T: ArchiveRepresentable>(_ references: [PlistValue], as type: T.Type) throws -> [T] {
+    /// Decodes each of a collection's references as an element, with `NS.objects` and its index
+    /// on the key path.
+    func decodeElements<T: ArchiveRepresentable>(_ references: ArchiveReferences, as type: T.Type) throws -> [T] {
         var elements: [T] = []
         elements.reserveCapacity(references.count)
-        for (index, reference) in references.enumerated() {
-            elements.append(try withPath(.index(index)) { try T.decodeArchiveField(reference, with: self) })
+        // The path is set once and its last component rewritten per element, rather than pushed
+        // and popped around each one.
+        path.append(.key("NS.objects"))
+        path.append(.index(0))
+        defer { path.removeLast(2) }
+        for index in references.indices {
+            path[path.count - 1] = .index(index)
+            elements.append(try T.decodeArchiveField(references[index], with: self))
         }
         return elements
     }
@@ -137,7 +166,7 @@ extension String: ArchiveRepresentable {
 
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> String {
         try decoder.decodeFoundation(
-            field, as: String.self, classes: FoundationClass.stringLike, describing: "a string",
+            field, as: String.self, family: .string, describing: "a string",
             inline: { $0.stringValue }
         ) { record, fields in
             if case .string(let s)? = try decoder.plainField(try fields["NS.string"]) { return s }
@@ -156,7 +185,7 @@ extension Data: ArchiveRepresentable {
 
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> Data {
         try decoder.decodeFoundation(
-            field, as: Data.self, classes: FoundationClass.dataLike, describing: "data",
+            field, as: Data.self, family: .data, describing: "data",
             inline: { decoder.bytes($0) }
         ) { record, fields in
             guard let bytes = try decoder.plainField(try fields["NS.data"]).flatMap(decoder.bytes) else {
@@ -177,7 +206,7 @@ extension Date: ArchiveRepresentable {
 
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> Date {
         try decoder.decodeFoundation(
-            field, as: Date.self, classes: ["NSDate"], describing: "a date",
+            field, as: Date.self, family: .date, describing: "a date",
             inline: { $0.dateValue?.date }
         ) { record, fields in
             let time = try decoder.requiredField(fields, "NS.time", of: record.name)
@@ -197,7 +226,7 @@ extension UUID: ArchiveRepresentable {
     }
 
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> UUID {
-        try decoder.decodeFoundation(field, as: UUID.self, classes: ["NSUUID"], describing: "a UUID") { record, fields in
+        try decoder.decodeFoundation(field, as: UUID.self, family: .uuid, describing: "a UUID") { record, fields in
             let stored = try decoder.requiredField(fields, "NS.uuidbytes", of: record.name)
             let bytes = try decoder.withPath(.key("NS.uuidbytes")) { try Data.decodeArchiveField(stored, with: decoder) }
             guard bytes.count == 16 else {
@@ -220,7 +249,7 @@ extension URL: ArchiveRepresentable {
     }
 
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> URL {
-        try decoder.decodeFoundation(field, as: URL.self, classes: ["NSURL"], describing: "a URL") { record, fields in
+        try decoder.decodeFoundation(field, as: URL.self, family: .url, describing: "a URL") { record, fields in
             var base: URL?
             if let baseField = try fields["NS.base"], baseField != .uid(0) {
                 base = try decoder.withPath(.key("NS.base")) { try URL.decodeArchiveField(baseField, with: decoder) }
@@ -248,7 +277,7 @@ extension NSRange: ArchiveRepresentable {
     }
 
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> NSRange {
-        try decoder.decodeFoundation(field, as: NSRange.self, classes: ["NSValue"], describing: "a range") { record, fields in
+        try decoder.decodeFoundation(field, as: NSRange.self, family: .value, describing: "a range") { record, fields in
             guard let special = try fields["NS.special"], (try? Int.decodeArchiveField(special, with: decoder)) == 4 else {
                 throw decoder.error(.typeMismatch, "\(record.name) is not a range (NS.special is not 4)")
             }

@@ -12,9 +12,8 @@ extension Array: ArchiveRepresentable where Element: ArchiveRepresentable {
 
     /// Decodes an `NSArray` (or mutable array, set or ordered set) element by element.
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> [Element] {
-        try decoder.decodeFoundation(field, as: [Element].self, classes: FoundationClass.arrayLike, describing: "an array") { _, fields in
-            let references = try decoder.collectionReferences(fields)
-            return try decoder.withPath(.key("NS.objects")) { try decoder.decodeElements(references, as: Element.self) }
+        try decoder.decodeFoundation(field, as: [Element].self, family: .array, describing: "an array") { _, fields in
+            try decoder.decodeElements(try decoder.collectionReferences(fields), as: Element.self)
         }
     }
 }
@@ -29,9 +28,8 @@ extension Set: ArchiveRepresentable where Element: ArchiveRepresentable {
     }
 
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> Set<Element> {
-        try decoder.decodeFoundation(field, as: Set<Element>.self, classes: FoundationClass.arrayLike, describing: "a set") { _, fields in
-            let references = try decoder.collectionReferences(fields)
-            return Set(try decoder.withPath(.key("NS.objects")) { try decoder.decodeElements(references, as: Element.self) })
+        try decoder.decodeFoundation(field, as: Set<Element>.self, family: .array, describing: "a set") { _, fields in
+            Set(try decoder.decodeElements(try decoder.collectionReferences(fields), as: Element.self))
         }
     }
 }
@@ -50,7 +48,7 @@ extension Dictionary: ArchiveRepresentable where Key: ArchiveRepresentable, Valu
     /// Decodes an `NSDictionary` from `NS.keys`/`NS.objects` or the legacy `NS.key.N`/`NS.object.N`.
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> [Key: Value] {
         try decoder.decodeFoundation(
-            field, as: [Key: Value].self, classes: FoundationClass.dictionaryLike, describing: "a dictionary"
+            field, as: [Key: Value].self, family: .dictionary, describing: "a dictionary"
         ) { record, fields in
             let keyReferences = try decoder.collectionReferences(fields, key: "NS.keys", legacyPrefix: "NS.key.")
             let valueReferences = try decoder.collectionReferences(fields, key: "NS.objects", legacyPrefix: "NS.object.")

@@ -59,7 +59,7 @@ public struct ArchivedIndexSet: ArchiveRepresentable, Hashable, Sendable {
     /// `Int.max` or `NSRangeData` that does not hold exactly two integers a range is
     /// ``PlistError/Code/typeMismatch``.
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> ArchivedIndexSet {
-        try decoder.decodeFoundation(field, as: ArchivedIndexSet.self, classes: ["NSIndexSet"], describing: "an index set") { record, fields in
+        try decoder.decodeFoundation(field, as: ArchivedIndexSet.self, family: .indexSet, describing: "an index set") { record, fields in
             let isMutable = record.chain.contains("NSMutableIndexSet")
             let count = try decoder.integerField(fields, "NSRangeCount")
             guard count >= 0 else { throw decoder.error(.typeMismatch, "\(record.name) has a negative NSRangeCount (\(count))") }

@@ -204,7 +204,9 @@ public struct KeyedUnarchiver: Sendable {
         let view = try BinaryObjectView(data, limits: limits.plist)
         let root = try view.object(view.topObject)
         guard root.kind == .dictionary else { throw ArchiveTable.notADictionary(root.kind) }
-        return try ArchiveTable(root: ArchiveFields(.binary(BinaryArchiveReader(view: view, limits: limits), root)), limits: limits)
+        // The table keeps the reader alive once made; until then, this scope does.
+        let reader = BinaryArchiveReader(view: view, limits: limits)
+        return try withExtendedLifetime(reader) { () throws(PlistError) in try ArchiveTable(root: reader.fields(root), limits: limits) }
     }
 
     func makeDecoder(_ table: ArchiveTable, acceptsTextScalars: Bool = false) -> ArchiveDecoder {

@@ -35,6 +35,12 @@ struct StringRepresentation: Equatable {
     @inline(__always)
     init(_ string: String) { self = unsafeBitCast(string, to: StringRepresentation.self) }
 
+    /// Whether the words stand for the same contents for as long as the program runs: a small
+    /// string held inline or a literal, both marked immortal in the top bit of the second word.
+    /// Other storage is freed with the last value that refers to it and may be reused for other
+    /// text, so a cache that keeps the words and not the value may only keep these.
+    var isImmortal: Bool { high >> 63 == 1 }
+
     /// Words no string has been seen with yet: a placeholder for empty cache slots, which must
     /// be told apart from a real entry by a flag of their own.
     static let placeholder = StringRepresentation(low: 0, high: 0)

@@ -1,10 +1,10 @@
 /// The distinct key texts of one binary plist, numbered, and the number of every key object
-/// read so far, for ``BinaryObjectView/value(forKey:in:numbering:)``: after the first
-/// dictionary that uses a key object, finding a key compares numbers instead of text.
+/// read so far, for ``BinaryKeyLayouts``: after the first dictionary that uses a key object,
+/// finding a key compares numbers instead of text.
 ///
 /// Texts are compared exactly, by code units, as CoreFoundation compares keys. Not thread-safe:
 /// one reader uses it at a time.
-package final class BinaryKeyNumbering {
+final class BinaryKeyNumbering {
     /// A text compared and hashed by its code units, not by `String`'s canonical equivalence.
     private struct ExactText: Hashable {
         let text: String
@@ -23,12 +23,13 @@ package final class BinaryKeyNumbering {
     @exclusivity(unchecked) private var numbers: [ExactText: Int32] = [:]
     /// The keys asked for lately, by the two words of their `String` value: a key an
     /// `init(from:)` spells as a literal is the same value on every call, so it is found here
-    /// without hashing its text.
+    /// without hashing its text. Only immortal words are kept (see
+    /// ``StringRepresentation/isImmortal``).
     @exclusivity(unchecked) private var recent = [(key: StringRepresentation, number: Int32)](
         repeating: (.placeholder, -1), count: 32)
 
     /// Numbering for a file of `objectCount` objects.
-    package init(objectCount: Int) {
+    init(objectCount: Int) {
         objectNumbers = Array(repeating: 0, count: objectCount)
     }
 
@@ -39,7 +40,7 @@ package final class BinaryKeyNumbering {
         let slot = Int(truncatingIfNeeded: mixed >> 59)
         if recent[slot].number >= 0, recent[slot].key == words { return recent[slot].number }
         guard let number = numbers[ExactText(text: text)] else { return nil }
-        recent[slot] = (words, number)
+        if words.isImmortal { recent[slot] = (words, number) }
         return number
     }
 

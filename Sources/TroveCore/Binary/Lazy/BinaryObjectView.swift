@@ -5,8 +5,8 @@ import Foundation
 /// value tree to look at a few entries of each object.
 ///
 /// Objects are named by their index in the offset table. Every header, reference and key is
-/// validated when it is read, with the full reader's rules and messages. Finding a key in a
-/// dictionary is the caller's (the first of a repeated key counts, as the full reader keeps it).
+/// validated when it is read, with the full reader's rules and messages. Keys are found with
+/// ``BinaryKeyLayouts`` (the first of a repeated key counts, as the full reader keeps it).
 /// Nothing here allocates but the values it returns.
 package struct BinaryObjectView: Sendable {
     let table: LazyObjectTable
@@ -33,30 +33,10 @@ package struct BinaryObjectView: Sendable {
         try table.reference(at: table.referencePosition(container.header.payload, slot: slot))
     }
 
-    /// The object that holds the value for `key` in a dictionary (the first, when the key is
-    /// repeated, as the full reader keeps it), or nil. Keys are compared by code units.
-    ///
-    /// Each key object is read (and checked) the first time it is met and numbered by its text
-    /// in `numbering` (made for this file's object count); later dictionaries compare numbers. Archives share one object per key
-    /// text between all their objects, so after the first object of a class a lookup reads
-    /// references only.
-    package func value(forKey key: String, in dictionary: BinaryObjectHeader, numbering: BinaryKeyNumbering) throws(PlistError) -> Int? {
-        let refs = dictionary.header.payload
-        let count = dictionary.count
-        var wanted = numbering.number(of: key)
-        for slot in 0..<count {
-            let object = try table.reference(at: table.referencePosition(refs, slot: slot))
-            var number = numbering.objectNumbers[object] - 1
-            if number < 0 {
-                number = numbering.numberAdding(try table.string(table.keyHeader(slot, refs: refs)))
-                numbering.objectNumbers[object] = number + 1
-                if wanted == nil { wanted = numbering.number(of: key) }
-            }
-            if number == wanted {
-                return try table.reference(at: table.referencePosition(refs, slot: count + slot))
-            }
-        }
-        return nil
+    /// The object that holds the value of key `slot` of a dictionary (see ``BinaryKeyLayouts``
+    /// for finding a key's slot). `slot` must be below the dictionary's count.
+    package func value(atSlot slot: Int, of dictionary: BinaryObjectHeader) throws(PlistError) -> Int {
+        try table.reference(at: table.referencePosition(dictionary.header.payload, slot: dictionary.count + slot))
     }
 
     /// The text of key `slot` of a dictionary.

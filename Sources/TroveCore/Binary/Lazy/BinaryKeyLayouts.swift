@@ -1,0 +1,136 @@
+/// The key layouts of a binary plist's dictionaries, for readers that look keys up in many
+/// dictionaries with the same keys (a keyed archive's objects): a dictionary's keys are read and
+/// checked once, when a dictionary with its key objects is first met, and finding a key is then a
+/// scan of a few numbers, with no read of the file.
+///
+/// A layout is the sequence of key objects a dictionary references. Archivers share one object per
+/// key text, so every object of a class has the same layout; the first dictionary with a layout
+/// numbers its keys by their exact text (``BinaryKeyNumbering``), the next ones are recognized by
+/// comparing their key references with it. The first slot of a repeated key is the one found, as
+/// the full reader keeps the first value.
+///
+/// Not thread-safe: one reader uses it at a time.
+package final class BinaryKeyLayouts {
+    let view: BinaryObjectView
+    let numbering: BinaryKeyNumbering
+    /// For each object, its layout plus one once it was read as a dictionary, 0 before.
+    @exclusivity(unchecked) private var objectLayouts: [Int32]
+    /// Layout `id` is `starts[id]..<starts[id + 1]` of `keyObjects` and `keyNumbers`: for each
+    /// slot, its key object and that key's number.
+    @exclusivity(unchecked) private var keyObjects: [Int32] = []
+    @exclusivity(unchecked) private var keyNumbers: [Int32] = []
+    @exclusivity(unchecked) private var starts: [Int] = [0]
+    /// Slots found lately, by layout and by the two words of the key's `String` value: a key an
+    /// `init(from:)` spells as a literal is the same value on every call, so most lookups end
+    /// here without numbering the key. Only immortal words are kept (see
+    /// ``StringRepresentation/isImmortal``).
+    @exclusivity(unchecked) private var recent = [(key: StringRepresentation, layout: Int32, slot: Int32)](
+        repeating: (.placeholder, -1, -1), count: 64)
+    /// The layout met last for each small key count, tried first.
+    @exclusivity(unchecked) private var lastByCount = [Int32](repeating: -1, count: 32)
+    /// Every layout by a hash of its key objects (the latest, when two hashes collide).
+    @exclusivity(unchecked) private var bySignature: [UInt64: Int32] = [:]
+
+    /// Layouts for the dictionaries of the file `view` reads.
+    package init(view: BinaryObjectView) {
+        self.view = view
+        numbering = BinaryKeyNumbering(objectCount: view.objectCount)
+        objectLayouts = Array(repeating: 0, count: view.objectCount)
+    }
+
+    /// The layout of `dictionary`'s keys; every key is checked (a string object, readable) the
+    /// first time a layout is met.
+    ///
+    /// - Complexity: O(*n*) in the dictionary's entries, reading only its key references once a
+    ///   dictionary with the same key objects has been met.
+    package func layout(of dictionary: BinaryObjectHeader) throws(PlistError) -> BinaryKeyLayout {
+        let known = objectLayouts[dictionary.index]
+        if known > 0 { return BinaryKeyLayout(id: known - 1) }
+        let id = try findOrAdd(dictionary)
+        objectLayouts[dictionary.index] = id + 1
+        return BinaryKeyLayout(id: id)
+    }
+
+    /// The slot of the first key with exactly `key`'s text in a dictionary of `layout`, or nil.
+    ///
+    /// - Complexity: O(*n*) in the layout's keys, without reading the file.
+    package func slot(of key: String, in layout: BinaryKeyLayout) -> Int? {
+        let words = StringRepresentation(key)
+        let mixed = ((words.low &* 0x9E37_79B9_7F4A_7C15) ^ words.high ^ UInt64(layout.id)) &* 0xBF58_476D_1CE4_E5B9
+        let cached = Int(truncatingIfNeeded: mixed >> 58)
+        if recent[cached].layout == layout.id, recent[cached].key == words { return Int(recent[cached].slot) }
+        guard let wanted = numbering.number(of: key) else { return nil }
+        let start = starts[Int(layout.id)]
+        let end = starts[Int(layout.id) + 1]
+        var slot = start
+        while slot < end {
+            if keyNumbers[slot] == wanted {
+                if words.isImmortal { recent[cached] = (words, layout.id, Int32(slot - start)) }
+                return slot - start
+            }
+            slot += 1
+        }
+        return nil
+    }
+
+    private func findOrAdd(_ dictionary: BinaryObjectHeader) throws(PlistError) -> Int32 {
+        let table = view.table
+        let refs = dictionary.header.payload
+        let count = dictionary.count
+        if count < lastByCount.count, lastByCount[count] >= 0, try matches(lastByCount[count], refs: refs, count: count) {
+            return lastByCount[count]
+        }
+        var signature = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
+        for slot in 0..<count {
+            let object = try table.reference(at: table.referencePosition(refs, slot: slot))
+            signature = (signature ^ UInt64(object)) &* 0xBF58_476D_1CE4_E5B9
+        }
+        if let candidate = bySignature[signature], try matches(candidate, refs: refs, count: count) {
+            remember(candidate, count: count)
+            return candidate
+        }
+        let id = try add(refs: refs, count: count)
+        bySignature[signature] = id
+        remember(id, count: count)
+        return id
+    }
+
+    private func remember(_ id: Int32, count: Int) {
+        if count < lastByCount.count { lastByCount[count] = id }
+    }
+
+    /// Whether the dictionary whose references start at `refs` has layout `id`'s key objects.
+    private func matches(_ id: Int32, refs: Int, count: Int) throws(PlistError) -> Bool {
+        let start = starts[Int(id)]
+        guard starts[Int(id) + 1] - start == count else { return false }
+        let table = view.table
+        for slot in 0..<count where try table.reference(at: table.referencePosition(refs, slot: slot)) != Int(keyObjects[start + slot]) {
+            return false
+        }
+        return true
+    }
+
+    /// Reads and numbers the keys of a dictionary with a layout not met before.
+    private func add(refs: Int, count: Int) throws(PlistError) -> Int32 {
+        let table = view.table
+        keyObjects.reserveCapacity(keyObjects.count + count)
+        keyNumbers.reserveCapacity(keyNumbers.count + count)
+        for slot in 0..<count {
+            let object = try table.reference(at: table.referencePosition(refs, slot: slot))
+            var number = numbering.objectNumbers[object] - 1
+            if number < 0 {
+                number = numbering.numberAdding(try table.string(table.keyHeader(slot, refs: refs)))
+                numbering.objectNumbers[object] = number + 1
+            }
+            keyObjects.append(Int32(object))
+            keyNumbers.append(number)
+        }
+        starts.append(keyObjects.count)
+        return Int32(starts.count - 2)
+    }
+}
+
+/// Which key layout of a ``BinaryKeyLayouts`` a dictionary has.
+package struct BinaryKeyLayout: Sendable {
+    let id: Int32
+}
