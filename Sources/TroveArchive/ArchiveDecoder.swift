@@ -146,7 +146,10 @@ public final class ArchiveDecoder {
         do {
             // Only a key starting with `$` is stored escaped; others are looked up as they are.
             if let binary = currentBinary, let binaryReader {
-                return try binaryReader.value(forKey: key.utf8.first == UInt8(ascii: "$") ? "$" + key : key, in: binary)
+                // Two calls rather than one with a chosen key: the key passed on as it came needs
+                // no copy of its own.
+                if key.utf8.first == UInt8(ascii: "$") { return try binaryReader.value(forKey: "$" + key, in: binary) }
+                return try binaryReader.value(forKey: key, in: binary)
             }
             guard let fields = current?.fields else { return nil }
             return key.utf8.first == UInt8(ascii: "$") ? try fields["$" + key] : try fields[key]
@@ -266,10 +269,8 @@ public final class ArchiveDecoder {
     /// The string entry `reference` is, when it is a readable string stored in place; nil
     /// otherwise (the general path then decodes it and reports what is wrong).
     func storedString(_ reference: UInt64) -> String? {
-        guard reference > 0, reference < UInt64(table.classIndex.count), table.classIndex[Int(reference)] < 0,
-            case .string(let text)? = try? table.objects.inlineValue(Int(reference))
-        else { return nil }
-        return text
+        guard reference > 0, reference < UInt64(table.classIndex.count), table.classIndex[Int(reference)] < 0 else { return nil }
+        return try? table.objects.string(Int(reference))
     }
 
     /// Whether the class record in `slot` names one of `family`'s classes in its chain.

@@ -44,6 +44,18 @@ enum ArchiveObjects {
         }
     }
 
+    /// The text of entry `index` when it is a string stored in place, or nil.
+    func string(_ index: Int) throws(PlistError) -> String? {
+        switch self {
+        case .values(let values):
+            guard case .string(let text) = values[index] else { return nil }
+            return text
+        case .binary(let reader, let objects):
+            let entry = try reader.entry(index, of: objects)
+            return entry.kind == .string ? try reader.view.string(entry) : nil
+        }
+    }
+
     /// The value of entry `index`, decoded whole: a string, number or data stored in place.
     func value(_ index: Int) throws(PlistError) -> PlistValue {
         switch self {

@@ -28,8 +28,7 @@ final class BinaryArchiveReader {
     /// The object that holds the value for `key` in `fields` (the first, when the key is
     /// repeated), or nil.
     func object(forKey key: String, in fields: BinaryFields) throws(PlistError) -> Int? {
-        guard let slot = keys.slot(of: key, in: fields.layout) else { return nil }
-        return try view.value(atSlot: slot, of: fields.dictionary)
+        try keys.object(forKey: key, in: fields.dictionary, layout: fields.layout)
     }
 
     /// The value stored for `key` in `fields`, or nil.

@@ -140,7 +140,7 @@ public struct KeyedUnarchiver: Sendable {
     /// each object's fields are read from the bytes when the object is decoded, and no value
     /// tree of the whole archive is built.
     public func decode<T: ArchiveRepresentable>(_ type: T.Type, from data: Data, forKey key: String = "root") throws -> T {
-        try makeDecoder(try readTable(data)).decodeTopLevel(T.self, key: key)
+        try withTable(data) { table in try makeDecoder(table).decodeTopLevel(T.self, key: key) }
     }
 
     /// Decodes `$top[key]` of `archive` as `T`.
@@ -154,7 +154,10 @@ public struct KeyedUnarchiver: Sendable {
     /// decoded once: a class gets one shared instance. A reference back to an object still being
     /// decoded (a cycle) is ``PlistError/Code/archiveCycle``.
     public func decodeCodable<T: Decodable>(_ type: T.Type, from data: Data, forKey key: String = "root") throws -> T {
-        let table = try readTable(data)
+        try withTable(data) { table in try decodeCodable(T.self, from: table, forKey: key) }
+    }
+
+    private func decodeCodable<T: Decodable>(_ type: T.Type, from table: ArchiveTable, forKey key: String) throws -> T {
         guard let field = table.topLevelValue(forKey: key) else {
             throw PlistError(.archiveMissingKey, keyPath: [.key(key)], "$top has no key \"\(key)\"")
         }
@@ -195,13 +198,22 @@ public struct KeyedUnarchiver: Sendable {
         return .dictionary(top)
     }
 
-    /// The archive in `data`: read in place when it is a binary plist, as a property list
-    /// otherwise.
-    func readTable(_ data: Data) throws(PlistError) -> ArchiveTable {
+    /// Runs `body` with the table of the archive in `data`: read in place when it is a binary
+    /// plist, as a property list otherwise.
+    ///
+    /// A binary archive is read from `data`'s own bytes, not a copy: everything a decoder reads
+    /// it reads while `body` runs, and a decoder kept past its call (which its documentation
+    /// forbids) has no current object, so every field it is asked for is missing.
+    func withTable<R>(_ data: Data, _ body: (ArchiveTable) throws -> R) throws -> R {
         guard data.withUnsafeBytes({ PlistFormat.detect($0) }) == .binary else {
-            return try KeyedArchive(data: data, limits: limits, keepsLayout: false).table
+            return try body(KeyedArchive(data: data, limits: limits, keepsLayout: false).table)
         }
-        let view = try BinaryObjectView(data, limits: limits.plist)
+        return try data.withUnsafeBytes { bytes in try body(try binaryTable(bytes)) }
+    }
+
+    /// The table of the binary archive in `bytes`, which it reads as objects are decoded.
+    private func binaryTable(_ bytes: UnsafeRawBufferPointer) throws(PlistError) -> ArchiveTable {
+        let view = try BinaryObjectView(borrowing: bytes, limits: limits.plist)
         let root = try view.object(view.topObject)
         guard root.kind == .dictionary else { throw ArchiveTable.notADictionary(root.kind) }
         // The table keeps the reader alive once made; until then, this scope does.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The key layouts of a binary plist's dictionaries, for readers that look keys up in many
 /// dictionaries with the same keys (a keyed archive's objects): a dictionary's keys are read and
 /// checked once, when a dictionary with its key objects is first met, and finding a key is then a
@@ -15,10 +17,12 @@ package final class BinaryKeyLayouts {
     let numbering: BinaryKeyNumbering
     /// For each object, its layout plus one once it was read as a dictionary, 0 before.
     @exclusivity(unchecked) private var objectLayouts: [Int32]
-    /// Layout `id` is `starts[id]..<starts[id + 1]` of `keyObjects` and `keyNumbers`: for each
-    /// slot, its key object and that key's number.
-    @exclusivity(unchecked) private var keyObjects: [Int32] = []
+    /// Layout `id` is `starts[id]..<starts[id + 1]` of `keyNumbers` (each slot's key number), and
+    /// the same slots of `keyReferences`, the bytes of its key references as the file stores them
+    /// (`objectRefSize` bytes a slot): a dictionary has the layout when its key references are
+    /// these bytes, which one comparison decides.
     @exclusivity(unchecked) private var keyNumbers: [Int32] = []
+    @exclusivity(unchecked) private var keyReferences: [UInt8] = []
     @exclusivity(unchecked) private var starts: [Int] = [0]
     /// Slots found lately, by layout and by the two words of the key's `String` value: a key an
     /// `init(from:)` spells as a literal is the same value on every call, so most lookups end
@@ -51,10 +55,21 @@ package final class BinaryKeyLayouts {
         return BinaryKeyLayout(id: id)
     }
 
+    /// The object that holds the value of the first key with exactly `key`'s text in
+    /// `dictionary`, whose layout is `layout`, or nil.
+    ///
+    /// - Complexity: O(*n*) in the layout's keys; reads one reference of the file.
+    package func object(forKey key: String, in dictionary: BinaryObjectHeader, layout: BinaryKeyLayout) throws(PlistError) -> Int? {
+        guard let slot = slot(of: key, in: layout) else { return nil }
+        let table = view.table
+        return try table.reference(at: table.referencePosition(dictionary.header.payload, slot: dictionary.count + slot))
+    }
+
     /// The slot of the first key with exactly `key`'s text in a dictionary of `layout`, or nil.
     ///
     /// - Complexity: O(*n*) in the layout's keys, without reading the file.
-    package func slot(of key: String, in layout: BinaryKeyLayout) -> Int? {
+    @inline(__always)
+    func slot(of key: String, in layout: BinaryKeyLayout) -> Int? {
         let words = StringRepresentation(key)
         let mixed = ((words.low &* 0x9E37_79B9_7F4A_7C15) ^ words.high ^ UInt64(layout.id)) &* 0xBF58_476D_1CE4_E5B9
         let cached = Int(truncatingIfNeeded: mixed >> 58)
@@ -77,15 +92,14 @@ package final class BinaryKeyLayouts {
         let table = view.table
         let refs = dictionary.header.payload
         let count = dictionary.count
-        if count < lastByCount.count, lastByCount[count] >= 0, try matches(lastByCount[count], refs: refs, count: count) {
+        if count < lastByCount.count, lastByCount[count] >= 0, matches(lastByCount[count], refs: refs, count: count) {
             return lastByCount[count]
         }
         var signature = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
-        for slot in 0..<count {
-            let object = try table.reference(at: table.referencePosition(refs, slot: slot))
-            signature = (signature ^ UInt64(object)) &* 0xBF58_476D_1CE4_E5B9
+        for byte in table.bytes[refs..<table.referencePosition(refs, slot: count)] {
+            signature = (signature ^ UInt64(byte)) &* 0xBF58_476D_1CE4_E5B9
         }
-        if let candidate = bySignature[signature], try matches(candidate, refs: refs, count: count) {
+        if let candidate = bySignature[signature], matches(candidate, refs: refs, count: count) {
             remember(candidate, count: count)
             return candidate
         }
@@ -100,20 +114,18 @@ package final class BinaryKeyLayouts {
     }
 
     /// Whether the dictionary whose references start at `refs` has layout `id`'s key objects.
-    private func matches(_ id: Int32, refs: Int, count: Int) throws(PlistError) -> Bool {
+    private func matches(_ id: Int32, refs: Int, count: Int) -> Bool {
         let start = starts[Int(id)]
         guard starts[Int(id) + 1] - start == count else { return false }
-        let table = view.table
-        for slot in 0..<count where try table.reference(at: table.referencePosition(refs, slot: slot)) != Int(keyObjects[start + slot]) {
-            return false
+        let size = view.table.trailer.objectRefSize
+        return keyReferences.withUnsafeBytes { stored in
+            memcmp(stored.baseAddress! + start * size, view.table.bytes.baseAddress! + refs, count * size) == 0
         }
-        return true
     }
 
     /// Reads and numbers the keys of a dictionary with a layout not met before.
     private func add(refs: Int, count: Int) throws(PlistError) -> Int32 {
         let table = view.table
-        keyObjects.reserveCapacity(keyObjects.count + count)
         keyNumbers.reserveCapacity(keyNumbers.count + count)
         for slot in 0..<count {
             let object = try table.reference(at: table.referencePosition(refs, slot: slot))
@@ -122,10 +134,10 @@ package final class BinaryKeyLayouts {
                 number = numbering.numberAdding(try table.string(table.keyHeader(slot, refs: refs)))
                 numbering.objectNumbers[object] = number + 1
             }
-            keyObjects.append(Int32(object))
             keyNumbers.append(number)
         }
-        starts.append(keyObjects.count)
+        keyReferences.append(contentsOf: table.bytes[refs..<table.referencePosition(refs, slot: count)])
+        starts.append(keyNumbers.count)
         return Int32(starts.count - 2)
     }
 }

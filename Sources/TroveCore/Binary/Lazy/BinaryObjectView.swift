@@ -11,9 +11,11 @@ import Foundation
 package struct BinaryObjectView: Sendable {
     let table: LazyObjectTable
 
-    /// Opens the binary plist in `data` (copied); reads only the header and trailer.
-    package init(_ data: Data, limits: PlistLimits) throws(PlistError) {
-        table = try LazyObjectTable(source: PlistByteBuffer(data), limits: limits)
+    /// Opens the binary plist in `bytes` without copying them (reading only the header and
+    /// trailer): the view, and everything read
+    /// from it but the values it returns, must not be used after `bytes` is released.
+    package init(borrowing bytes: UnsafeRawBufferPointer, limits: PlistLimits) throws(PlistError) {
+        table = try LazyObjectTable(source: BorrowedBytes(bytes), limits: limits)
     }
 
     /// The index of the top object.
@@ -47,6 +49,11 @@ package struct BinaryObjectView: Sendable {
     /// The value of a scalar object (anything but an array or dictionary).
     package func scalar(_ object: BinaryObjectHeader) throws(PlistError) -> PlistValue {
         try table.scalar(object.header)
+    }
+
+    /// The text of a string object (``BinaryObjectHeader/kind`` `.string`).
+    package func string(_ object: BinaryObjectHeader) throws(PlistError) -> String {
+        try table.string(object.header)
     }
 
     /// The value of object `index` when it is a UID, a boolean, an integer of up to 8 bytes or a
@@ -95,4 +102,12 @@ package struct BinaryObjectHeader: Sendable {
     package var count: Int { header.count }
     /// The byte offset of the object's marker.
     package var offset: Int { header.start }
+}
+
+/// Bytes someone else owns, for a view used only within the scope that lends them.
+private final class BorrowedBytes: PlistByteSource, @unchecked Sendable {
+    // Unchecked: the lender keeps the bytes unchanged for the view's whole use.
+    let bytes: UnsafeRawBufferPointer
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 }
