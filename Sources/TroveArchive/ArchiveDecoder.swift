@@ -34,7 +34,7 @@ public final class ArchiveDecoder {
         /// A string, number, data (or any other plain value) stored in place in `$objects`.
         case inline(PlistValue)
         /// A keyed object: its entry, its class and its fields.
-        case object(Int, ArchiveClassRecord, ArchiveFields)
+        case object(Int, ArchiveClass, ArchiveFields)
     }
 
     let table: ArchiveTable
@@ -87,7 +87,7 @@ public final class ArchiveDecoder {
     /// The class record of the object whose `init(from:)` is running.
     private var currentRecord: ArchiveClassRecord? {
         guard let current else { return nil }
-        return table.classes[Int(table.classIndex[current.uid])]
+        return table.classes[Int(table.classIndex[current.uid])].record
     }
     /// For each class record, which ``FoundationFamily``s it was checked against (even bits) and
     /// belongs to (odd bits).
@@ -283,7 +283,7 @@ public final class ArchiveDecoder {
         return member
     }
 
-    func checkAllowed(_ record: ArchiveClassRecord) throws(PlistError) {
+    func checkAllowed(_ record: ArchiveClass) throws(PlistError) {
         guard let allowedClasses, !allowedClasses.contains(record.name) else { return }
         throw error(
             .archiveClassNotAllowed,
@@ -315,7 +315,7 @@ public final class ArchiveDecoder {
     /// Decodes entry `reference` once, caching the result: `build` runs for a keyed object not
     /// decoded yet, with the entry marked in progress; a value stored in place is an error.
     func decodeEntry<T>(
-        _ reference: UInt64, as type: T.Type, _ build: (Int, ArchiveClassRecord, ArchiveFields) throws -> T
+        _ reference: UInt64, as type: T.Type, _ build: (Int, ArchiveClass, ArchiveFields) throws -> T
     ) throws -> T {
         try decodeEntry(reference, as: T.self, inline: { value in throw self.notAnObject(value, T.self, describing: nil) }, build)
     }
@@ -332,7 +332,7 @@ public final class ArchiveDecoder {
     func decodeEntry<T>(
         _ reference: UInt64, as type: T.Type,
         inline: (PlistValue) throws -> T,
-        _ build: (Int, ArchiveClassRecord, ArchiveFields) throws -> T
+        _ build: (Int, ArchiveClass, ArchiveFields) throws -> T
     ) throws -> T {
         // An object decoded before is handed out again without reading its entry; with an
         // allowed set, the full path checks its class again (the set may have narrowed).
@@ -421,7 +421,7 @@ public final class ArchiveDecoder {
     /// The type that decodes class record `slot` as a `T`, remembered per record and asked type,
     /// so that the registry and the class chain are consulted once per class, not per object.
     private func concreteType<T: KeyedArchivable>(
-        for record: ArchiveClassRecord, slot: Int32, as type: T.Type, entry: Int
+        for record: ArchiveClass, slot: Int32, as type: T.Type, entry: Int
     ) throws -> any KeyedArchivable.Type {
         let asked = ObjectIdentifier(T.self)
         // Most classes are only ever asked for as one type: that answer is kept by slot, without
@@ -440,13 +440,13 @@ public final class ArchiveDecoder {
     }
 
     private func lookUpConcreteType<T: KeyedArchivable>(
-        for record: ArchiveClassRecord, as type: T.Type, entry: Int
+        for record: ArchiveClass, as type: T.Type, entry: Int
     ) throws -> any KeyedArchivable.Type {
-        if let registered = registry.type(for: record), registered is T.Type { return registered }
+        if let registered = registry.type(for: record.record), registered is T.Type { return registered }
         if record.chain.contains(T.archiveClassName) || registry.names(of: T.self).contains(where: record.chain.contains) {
             return T.self
         }
-        if let registered = registry.type(for: record) {
+        if let registered = registry.type(for: record.record) {
             throw error(
                 .typeMismatch, "object \(entry) of class \(record.name) decodes as \(registered), not \(T.self)")
         }
@@ -456,7 +456,7 @@ public final class ArchiveDecoder {
     }
 
     private func runInit(
-        _ type: any KeyedArchivable.Type, entry: Int, record: ArchiveClassRecord, fields: ArchiveFields
+        _ type: any KeyedArchivable.Type, entry: Int, record: ArchiveClass, fields: ArchiveFields
     ) throws -> any KeyedArchivable {
         func run<U: KeyedArchivable>(_ type: U.Type) throws -> any KeyedArchivable {
             try runInit(U.self, entry: entry, record: record, fields: fields)
@@ -465,7 +465,7 @@ public final class ArchiveDecoder {
     }
 
     private func runInit<T: KeyedArchivable>(
-        _ type: T.Type, entry: Int, record: ArchiveClassRecord, fields: ArchiveFields
+        _ type: T.Type, entry: Int, record: ArchiveClass, fields: ArchiveFields
     ) throws -> T {
         let outer = current
         current = (entry, fields)

@@ -62,7 +62,7 @@ struct ArchiveGraphPrinter {
         }
     }
 
-    private mutating func object(_ index: Int, _ record: ArchiveClassRecord, _ fields: ArchiveFields, indent: String) throws {
+    private mutating func object(_ index: Int, _ record: ArchiveClass, _ fields: ArchiveFields, indent: String) throws {
         if let leaf = try leafValue(record, fields) {
             out += leaf
             return
@@ -123,7 +123,7 @@ struct ArchiveGraphPrinter {
     }
 
     /// Foundation's value objects, printed in place.
-    private func leafValue(_ record: ArchiveClassRecord, _ fields: ArchiveFields) throws -> String? {
+    private func leafValue(_ record: ArchiveClass, _ fields: ArchiveFields) throws -> String? {
         let chain = Set(record.chain)
         if chain.contains("NSNull") { return "NSNull" }
         if chain.contains("NSDate"), let stored = try fields["NS.time"], let time = try? Double.decodeArchiveField(stored, with: decoder) {

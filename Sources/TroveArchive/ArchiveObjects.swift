@@ -31,6 +31,20 @@ enum ArchiveObjects {
         }
     }
 
+    /// What `$class` holds in entry `index` when it is a dictionary that has one, or nil.
+    func classReference(_ index: Int) throws(PlistError) -> PlistValue? {
+        switch self {
+        case .values(let values):
+            guard case .dictionary(let fields) = values[index] else { return nil }
+            return fields["$class"]
+        case .binary(let reader, let objects):
+            let entry = try reader.entry(index, of: objects)
+            guard entry.kind == .dictionary else { return nil }
+            guard case .binary(let fields) = try reader.fields(entry).storage else { return nil }
+            return try reader.value(forKey: "$class", in: fields)
+        }
+    }
+
     /// The value of entry `index` when it is not a dictionary (a string, number or data stored
     /// in place), decoded whole; nil for a dictionary.
     func inlineValue(_ index: Int) throws(PlistError) -> PlistValue? {

@@ -83,7 +83,7 @@ struct ArchivePlainConverter {
             .plainValue(of: nested, options: options)
     }
 
-    private mutating func convertObject(_ record: ArchiveClassRecord, _ fields: ArchiveFields) throws -> PlistValue {
+    private mutating func convertObject(_ record: ArchiveClass, _ fields: ArchiveFields) throws -> PlistValue {
         let chain = Set(record.chain)
         func field(_ key: String) throws -> PlistValue? { try fields[key] }
         if !chain.isDisjoint(with: FoundationClass.stringLike) || !chain.isDisjoint(with: FoundationClass.dataLike)
@@ -154,7 +154,7 @@ struct ArchivePlainConverter {
     }
 
     /// An object as a dictionary of its class and its own keys.
-    private mutating func genericDictionary(_ record: ArchiveClassRecord, _ fields: ArchiveFields) throws -> PlistValue {
+    private mutating func genericDictionary(_ record: ArchiveClass, _ fields: ArchiveFields) throws -> PlistValue {
         let stored = try fields.dictionary()
         var result = PlistDictionary(minimumCapacity: stored.count)
         result.updateValue(.string(record.name), forKey: "$class")

@@ -17,7 +17,7 @@ struct ArchiveTable {
     /// object (a dictionary with `$class`), or -1.
     let classIndex: [Int32]
     /// The distinct class records the objects use.
-    let classes: [ArchiveClassRecord]
+    let classes: [ArchiveClass]
 
     /// The error for an archive whose top object is not a dictionary.
     static func notADictionary(_ kind: PlistValue.Kind) -> PlistError {
@@ -25,7 +25,7 @@ struct ArchiveTable {
     }
 
     init(
-        objects: ArchiveObjects, topLevel: [(key: String, value: PlistValue)], classIndex: [Int32], classes: [ArchiveClassRecord]
+        objects: ArchiveObjects, topLevel: [(key: String, value: PlistValue)], classIndex: [Int32], classes: [ArchiveClass]
     ) {
         (self.objects, self.topLevel, self.classIndex, self.classes) = (objects, topLevel, classIndex, classes)
     }
@@ -79,14 +79,14 @@ struct ArchiveTable {
 
     /// Finds the class record of every keyed object, sharing one ``ArchiveClassRecord`` per
     /// record entry. Linear in the number of objects.
-    private static func indexClasses(_ objects: ArchiveObjects) throws(PlistError) -> ([Int32], [ArchiveClassRecord]) {
+    private static func indexClasses(_ objects: ArchiveObjects) throws(PlistError) -> ([Int32], [ArchiveClass]) {
         let count = objects.count
         var classIndex = [Int32](repeating: -1, count: count)
-        var classes: [ArchiveClassRecord] = []
+        var classes: [ArchiveClass] = []
         // The class slot of each record entry, or -1: an array, since most entries are objects.
         var recordSlot = [Int32](repeating: -1, count: count)
         for uid in 0..<count {
-            guard let fields = try objects.fields(uid), let classReference = try fields["$class"] else { continue }
+            guard let classReference = try objects.classReference(uid) else { continue }
             var path: [PlistKeyPath.Component] { [.key("$objects"), .index(uid)] }
             guard case .uid(let recordUID) = classReference else {
                 throw .archive(.archiveBadClass, "object \(uid) has a $class that is \(classReference.kind), not a reference", at: path)
@@ -136,10 +136,23 @@ struct ArchiveTable {
                 hints = listed.compactMap(\.stringValue)
             }
             let slot = Int32(classes.count)
-            classes.append(ArchiveClassRecord(name: name, chain: chain, hints: hints, recordsChain: listed != nil))
+            classes.append(ArchiveClass(ArchiveClassRecord(name: name, chain: chain, hints: hints, recordsChain: listed != nil)))
             recordSlot[record] = slot
             classIndex[uid] = slot
         }
         return (classIndex, classes)
     }
+}
+
+/// A class record of an archive being decoded, shared by reference: every object decoded hands
+/// its class along, and a record (a name and two arrays) would be three reference counts to copy.
+final class ArchiveClass: Sendable {
+    let record: ArchiveClassRecord
+
+    init(_ record: ArchiveClassRecord) { self.record = record }
+
+    /// `$classname`.
+    var name: String { record.name }
+    /// The class and its superclasses, most derived first.
+    var chain: [String] { record.chain }
 }

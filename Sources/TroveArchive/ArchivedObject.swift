@@ -253,7 +253,7 @@ extension ArchiveDecoder {
         guard genericObjects.count < limits.maxObjects else {
             throw error(.sizeLimit, "more than \(limits.maxObjects) objects (KeyedArchiveLimits.maxObjects)")
         }
-        let object = ArchivedObject(classRecord: record)
+        let object = ArchivedObject(classRecord: record.record)
         genericObjects[index] = object
         queue.append(index)
         return object

@@ -33,9 +33,11 @@ final class BinaryArchiveReader {
 
     /// The value stored for `key` in `fields`, or nil.
     func value(forKey key: String, in fields: BinaryFields) throws(PlistError) -> PlistValue? {
-        guard let object = try object(forKey: key, in: fields) else { return nil }
-        if let scalar = try view.smallScalar(object) { return scalar }
-        return try fieldValue(try view.object(object))
+        switch try keys.field(forKey: key, in: fields.dictionary, layout: fields.layout) {
+        case .missing: return nil
+        case .scalar(let scalar): return scalar
+        case .object(let object): return try fieldValue(try view.object(object))
+        }
     }
 
     /// The object of entry `index` of the `$objects` array `objects`.

@@ -67,7 +67,7 @@ extension ArchiveDecoder {
     func decodeFoundation<T>(
         _ field: PlistValue, as type: T.Type, family: FoundationFamily, describing: String,
         inline: ((PlistValue) throws -> T?)? = nil,
-        build: (ArchiveClassRecord, ArchiveFields) throws -> T
+        build: (ArchiveClass, ArchiveFields) throws -> T
     ) throws -> T {
         guard let inline else {
             // No closure returning a `T?` on this path, which the generic collections take: in
@@ -97,7 +97,7 @@ extension ArchiveDecoder {
     private func decodeFoundation<T>(
         _ field: PlistValue, as type: T.Type, family: FoundationFamily, describing: String,
         inPlace: (PlistValue, _ inField: Bool) throws -> T,
-        build: (ArchiveClassRecord, ArchiveFields) throws -> T
+        build: (ArchiveClass, ArchiveFields) throws -> T
     ) throws -> T {
         guard case .uid(let reference) = field else { return try inPlace(field, true) }
         return try decodeEntry(

@@ -28,7 +28,7 @@ public struct KeyedArchive: Sendable {
     /// For each entry of `$objects`, its class's index into ``classes``, or -1.
     let classIndex: [Int32]
     /// The distinct class records the objects use.
-    let classes: [ArchiveClassRecord]
+    let classes: [ArchiveClass]
 
     /// The checked and indexed structure the unarchiver decodes from.
     var table: ArchiveTable {

@@ -83,7 +83,7 @@ struct KeyedTreeWriter {
             let index = Int(reference)
             let slot = archive.classIndex[index]
             guard slot >= 0, case .dictionary(let fields) = objects[index] else { return try scalar(objects[index]) }
-            return try object(index, archive.classes[Int(slot)], fields)
+            return try object(index, archive.classes[Int(slot)].record, fields)
         case .array(let elements):
             return .array(try elements.map { try tree($0) ?? .dictionary(["$null": true]) })
         case .dictionary(let entries):

@@ -65,6 +65,14 @@ package final class BinaryKeyLayouts {
         return try table.reference(at: table.referencePosition(dictionary.header.payload, slot: dictionary.count + slot))
     }
 
+    /// What the first key with exactly `key`'s text holds in `dictionary`: most often a scalar
+    /// read from its marker (see ``BinaryObjectView/smallScalar(_:)``), found and read in one call.
+    package func field(forKey key: String, in dictionary: BinaryObjectHeader, layout: BinaryKeyLayout) throws(PlistError) -> BinaryField {
+        guard let object = try object(forKey: key, in: dictionary, layout: layout) else { return .missing }
+        if let scalar = try view.smallScalar(object) { return .scalar(scalar) }
+        return .object(object)
+    }
+
     /// The slot of the first key with exactly `key`'s text in a dictionary of `layout`, or nil.
     ///
     /// - Complexity: O(*n*) in the layout's keys, without reading the file.
@@ -140,6 +148,15 @@ package final class BinaryKeyLayouts {
         starts.append(keyNumbers.count)
         return Int32(starts.count - 2)
     }
+}
+
+/// What a dictionary holds for a key (see ``BinaryKeyLayouts/field(forKey:in:layout:)``).
+package enum BinaryField {
+    case missing
+    /// A UID, boolean, integer of up to 8 bytes or real, read.
+    case scalar(PlistValue)
+    /// Any other object, by index, to be read with ``BinaryObjectView/object(_:)``.
+    case object(Int)
 }
 
 /// Which key layout of a ``BinaryKeyLayouts`` a dictionary has.

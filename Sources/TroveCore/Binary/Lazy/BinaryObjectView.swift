@@ -59,6 +59,7 @@ package struct BinaryObjectView: Sendable {
     /// The value of object `index` when it is a UID, a boolean, an integer of up to 8 bytes or a
     /// real, read from its marker without the general header (the values an archive's fields
     /// hold); nil for any other object, which ``object(_:)`` reads.
+    @inline(__always)
     package func smallScalar(_ index: Int) throws(PlistError) -> PlistValue? {
         let start = try table.offset(ofObject: index)
         let marker = table.bytes[start]
