@@ -7,6 +7,9 @@ final class BinaryArchiveReader {
     /// Values read out of fields so far; a container the file shares between many fields is
     /// counted each time, so that no archive can make decoding quadratic unnoticed.
     @exclusivity(unchecked) private var valuesRead = 0
+    /// The array whose entries ``entryHeaders`` holds (see ``entry(_:of:)``), or -1.
+    @exclusivity(unchecked) private var entriesArray = -1
+    @exclusivity(unchecked) private var entryHeaders: [BinaryObjectHeader] = []
     /// Nested containers already decoded, by object: real archives have none.
     @exclusivity(unchecked) private var nested: [Int: PlistValue] = [:]
 
@@ -41,8 +44,19 @@ final class BinaryArchiveReader {
     }
 
     /// The object of entry `index` of the `$objects` array `objects`.
+    ///
+    /// The headers of the first array asked about are kept as they are read in order: the class
+    /// pass reads every entry first to last, so an object decoded later finds its header here
+    /// instead of reading the offset table and its marker again.
     func entry(_ index: Int, of objects: BinaryObjectHeader) throws(PlistError) -> BinaryObjectHeader {
-        try view.object(try view.reference(index, of: objects))
+        if objects.index == entriesArray, index < entryHeaders.count { return entryHeaders[index] }
+        let header = try view.object(try view.reference(index, of: objects))
+        if entriesArray < 0 {
+            entriesArray = objects.index
+            entryHeaders.reserveCapacity(objects.count)
+        }
+        if objects.index == entriesArray, index == entryHeaders.count { entryHeaders.append(header) }
+        return header
     }
 
     /// The references an array object lists, read as numbers while every element is a UID,

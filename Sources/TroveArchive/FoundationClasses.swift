@@ -127,18 +127,20 @@ extension ArchiveDecoder {
     /// Decodes each of a collection's references as an element, with `NS.objects` and its index
     /// on the key path.
     func decodeElements<T: ArchiveRepresentable>(_ references: ArchiveReferences, as type: T.Type) throws -> [T] {
-        var elements: [T] = []
-        elements.reserveCapacity(references.count)
         // The path is set once and its last component rewritten per element, rather than pushed
         // and popped around each one.
         path.append(.key("NS.objects"))
         path.append(.index(0))
         defer { path.removeLast(2) }
-        for index in references.indices {
-            path[path.count - 1] = .index(index)
-            elements.append(try T.decodeArchiveField(references[index], with: self))
+        // Made at its final size: reserving capacity in an empty array, in code not specialized
+        // for `T`, goes through the runtime's general reallocation.
+        return try [T](unsafeUninitializedCapacity: references.count) { elements, initialized in
+            for index in references.indices {
+                path[path.count - 1] = .index(index)
+                (elements.baseAddress! + index).initialize(to: try T.decodeArchiveField(references[index], with: self))
+                initialized += 1
+            }
         }
-        return elements
     }
 
     /// A field of a Foundation object that must be present.
