@@ -42,6 +42,8 @@ public final class ArchiveDecoder {
     /// The classes secure decoding allows; widened while a Foundation class reads the keys it
     /// decodes itself (see `allowing(_:_:)`).
     @exclusivity(unchecked) var allowedClasses: Set<String>?
+    /// Whether any class may be decoded (no allowed set): widening a set never makes one.
+    private let decodesAnyClass: Bool
     let limits: KeyedArchiveLimits
     /// Whether numbers, booleans and dates may arrive as strings (a keyed dictionary tree read
     /// back from OpenStep text, where every scalar is a string) and data as base64 (from JSON).
@@ -102,6 +104,7 @@ public final class ArchiveDecoder {
         self.table = table
         self.registry = registry
         self.allowedClasses = allowedClasses.map(ArchiveClassRegistry.expandingFoundationSubclasses)
+        decodesAnyClass = allowedClasses == nil
         self.limits = limits
         self.acceptsTextScalars = acceptsTextScalars
         self.states = Array(repeating: .notStarted, count: table.objects.count)
@@ -284,7 +287,7 @@ public final class ArchiveDecoder {
     }
 
     func checkAllowed(_ record: ArchiveClass) throws(PlistError) {
-        guard let allowedClasses, !allowedClasses.contains(record.name) else { return }
+        guard !decodesAnyClass, let allowedClasses, !allowedClasses.contains(record.name) else { return }
         throw error(
             .archiveClassNotAllowed,
             "class \(record.name) is not among the allowed classes (\(allowedClasses.sorted().joined(separator: ", ")))")
@@ -336,7 +339,7 @@ public final class ArchiveDecoder {
     ) throws -> T {
         // An object decoded before is handed out again without reading its entry; with an
         // allowed set, the full path checks its class again (the set may have narrowed).
-        if allowedClasses == nil, reference < UInt64(states.count) {
+        if decodesAnyClass, reference < UInt64(states.count) {
             switch states[Int(reference)] {
             case .doneObject(let object):
                 if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) { return unsafeBitCast(object, to: T.self) }
