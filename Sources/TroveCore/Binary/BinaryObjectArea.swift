@@ -1,21 +1,36 @@
-/// The object area of a binary plist (the bytes before the offset table) and the two reads that
-/// both the full scanner and the lazy reader make of it, so that both refuse the same input with
-/// the same code, offset and message.
+/// The object area of a binary plist (the bytes before the offset table) and the reads that both
+/// the full scanner and the lazy reader make of it, so that both refuse the same input with the
+/// same code, offset and message. Reading an object's marker is in `BinaryObjectMarker.swift`,
+/// decoding a scalar's payload in `BinaryScalarObjects.swift`.
 struct BinaryObjectArea {
     let bytes: UnsafeRawBufferPointer
     /// Where the offset table starts; no object may reach past it.
     let end: Int
+    /// The width of a container's references, which bounds how many fit before the table.
+    let objectRefSize: Int
+    /// UTF-8 string objects (`0x7n`) are a `bplist1x` feature CoreFoundation rejects in
+    /// `bplist00` files; they are read when the header's version character is anything else.
+    let acceptsUTF8Strings: Bool
+
+    @inline(__always)
+    init(bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer) {
+        self.bytes = bytes
+        end = trailer.offsetTableOffset
+        objectRefSize = trailer.objectRefSize
+        acceptsUTF8Strings = trailer.versionByte != UInt8(ascii: "0")
+    }
 
     /// Throws unless `length` bytes from `start` lie inside the area.
-    // Inlined, as `count`'s common case is: both run for every object read; errors are built
-    // out of line.
+    // Inlined, as `count`'s common case is: both run for every object read. Errors are built out
+    // of line, by static functions given what they need, so that a caller's copy of the area can
+    // stay in registers.
     @inline(__always)
     func require(_ length: Int, at start: Int, object: Int, for what: @autoclosure () -> String) throws(PlistError) {
-        guard length <= end - start else { throw shortObject(length, at: start, object: object, for: what()) }
+        guard length <= end - start else { throw Self.shortObject(length, at: start, end: end, object: object, for: what()) }
     }
 
     @inline(never)
-    private func shortObject(_ length: Int, at start: Int, object: Int, for what: String) -> PlistError {
+    private static func shortObject(_ length: Int, at start: Int, end: Int, object: Int, for what: String) -> PlistError {
         BinaryTrailer.error(
             .badCount, at: start,
             "\(what) of object \(object) needs \(length) bytes but only \(end - start) remain before the offset table")
@@ -30,22 +45,26 @@ struct BinaryObjectArea {
     ) throws(PlistError) -> (count: Int, payload: Int, extendedMarker: UInt8?) {
         let nibble = marker & 0x0F
         guard nibble == 0x0F else { return (Int(nibble), start + 1, nil) }
-        return try extendedCount(index, at: start)
+        return try Self.extendedCount(bytes, end: end, index, at: start)
     }
 
     /// The count that follows the marker of the object at `start` as an integer object.
     @inline(never)
-    private func extendedCount(_ index: Int, at start: Int) throws(PlistError) -> (count: Int, payload: Int, extendedMarker: UInt8?) {
-        try require(2, at: start, object: index, for: "the extended count")
+    private static func extendedCount(
+        _ bytes: UnsafeRawBufferPointer, end: Int, _ index: Int, at start: Int
+    ) throws(PlistError) -> (count: Int, payload: Int, extendedMarker: UInt8?) {
+        guard 2 <= end - start else { throw shortObject(2, at: start, end: end, object: index, for: "the extended count") }
         let countMarker = bytes[start + 1]
         let power = countMarker & 0x0F
         guard countMarker >> 4 == 0x1, power <= 3 else {
             throw BinaryTrailer.error(
                 .badCount, at: start + 1,
-                "the count of object \(index) must be an integer of 1, 2, 4 or 8 bytes, found marker \(Self.hex(countMarker))")
+                "the count of object \(index) must be an integer of 1, 2, 4 or 8 bytes, found marker \(hex(countMarker))")
         }
         let width = 1 << Int(power)
-        try require(2 + width, at: start, object: index, for: "the extended count")
+        guard 2 + width <= end - start else {
+            throw shortObject(2 + width, at: start, end: end, object: index, for: "the extended count")
+        }
         let raw = bytes.loadBigEndian(at: start + 2, width: width)
         // Every counted unit takes at least one byte, so a count beyond the object area is false;
         // this also keeps every later product of the count below the file size.
@@ -54,6 +73,28 @@ struct BinaryObjectArea {
                 .badCount, at: start + 1, "object \(index) claims \(raw) elements, more than the file holds")
         }
         return (Int(raw), start + 2 + width, countMarker)
+    }
+
+    /// The element count of an array, set or dictionary object (`0xA`, `0xC`, `0xD`) whose marker
+    /// is at `start`, and where its references begin; throws unless they all lie before the
+    /// offset table (two per entry for a dictionary).
+    @inline(__always)
+    func containerCount(
+        _ index: Int, marker: UInt8, at start: Int
+    ) throws(PlistError) -> (count: Int, payload: Int, extendedMarker: UInt8?) {
+        let field = try count(index, marker: marker, at: start)
+        let isDictionary = marker >> 4 == 0xD
+        guard field.count <= (end - field.payload) / objectRefSize / (isDictionary ? 2 : 1) else {
+            throw Self.tooManyElements(isDictionary ? "dictionary" : "array", index, field.count, at: field.payload, end: end)
+        }
+        return field
+    }
+
+    @inline(never)
+    private static func tooManyElements(_ what: String, _ index: Int, _ count: Int, at refs: Int, end: Int) -> PlistError {
+        BinaryTrailer.error(
+            .badCount, at: refs,
+            "\(what) object \(index) claims \(count) elements, more than the \(end - refs) bytes before the offset table hold")
     }
 
     /// `0xAB`-style spelling of a byte for messages.

@@ -14,9 +14,6 @@ struct BinaryObjectScanner: ~Copyable {
     let keepsLayout: Bool
     /// Offsets and references, validated; a copy of plain values for the hot loops.
     let lookup: BinaryObjectLookup
-    /// UTF-8 string objects (`0x7n`) are a `bplist1x` feature CoreFoundation rejects in
-    /// `bplist00` files; they are read when the header's version character is anything else.
-    let acceptsUTF8Strings: Bool
 
     /// What the decode knows of each object, by index, with the kept values.
     private let objects: BinaryObjectSlots
@@ -40,7 +37,6 @@ struct BinaryObjectScanner: ~Copyable {
         self.limits = limits
         self.keepsLayout = keepsLayout
         self.lookup = BinaryObjectLookup(bytes: bytes, trailer: trailer)
-        self.acceptsUTF8Strings = trailer.versionByte != UInt8(ascii: "0")
         // Slots also hold each cached object's expanded size, so that a reference to a shared
         // object adds its whole subtree to the expanded counts without walking it again.
         objects = BinaryObjectSlots(count: trailer.objectCount)
@@ -149,19 +145,13 @@ struct BinaryObjectScanner: ~Copyable {
         let marker = bytes[start]
         switch marker >> 4 {
         case 0xA, 0xC:
-            let (count, refs) = try count(index, marker: marker, at: start)
-            guard count <= (areaEnd - refs) / trailer.objectRefSize else {
-                throw Self.tooManyElements("array", index, count, at: refs, room: areaEnd - refs)
-            }
+            let (count, refs) = try containerCount(index, marker: marker, at: start)
             try countValues(count, at: refs)
             try enterContainer(index, at: refs)
             frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, base: valueBase, isDictionary: false)
             return nil
         case 0xD:
-            let (count, refs) = try count(index, marker: marker, at: start)
-            guard count <= (areaEnd - refs) / trailer.objectRefSize / 2 else {
-                throw Self.tooManyElements("dictionary", index, count, at: refs, room: areaEnd - refs)
-            }
+            let (count, refs) = try containerCount(index, marker: marker, at: start)
             try countValues(count, at: refs)
             try enterContainer(index, at: refs)
             // Keys first, in file order, so the layout walk matches the file's reference order;
@@ -300,26 +290,14 @@ struct BinaryObjectScanner: ~Copyable {
         BinaryTrailer.error(.referenceCycle, at: position, "object \(index) contains itself through this reference")
     }
 
-    @inline(never)
-    private static func tooManyElements(_ what: String, _ index: Int, _ count: Int, at position: Int, room: Int) -> PlistError {
-        BinaryTrailer.error(
-            .badCount, at: position,
-            "\(what) object \(index) claims \(count) elements, more than the \(room) bytes before the offset table hold")
-    }
-
     // MARK: - Objects
 
     /// The first byte past the object area: no object may extend into the offset table.
     private var areaEnd: Int { trailer.offsetTableOffset }
 
-    private var area: BinaryObjectArea { BinaryObjectArea(bytes: bytes, end: areaEnd) }
+    private var area: BinaryObjectArea { BinaryObjectArea(bytes: bytes, trailer: trailer) }
 
-    /// Throws unless `length` bytes from `start` lie inside the object area.
     @inline(__always)
-    private func require(_ length: Int, at start: Int, object: Int, for what: @autoclosure () -> String) throws(PlistError) {
-        try area.require(length, at: start, object: object, for: what())
-    }
-
     private mutating func note(_ index: Int, marker: UInt8, extendedCount: UInt8? = nil) {
         if keepsLayout {
             encodings[index] = BinaryLayout.EncodingNote(marker: marker, extendedCountMarker: extendedCount)
@@ -329,109 +307,35 @@ struct BinaryObjectScanner: ~Copyable {
     /// Every scalar but integers, which ``scalar(_:at:)`` reads before calling this.
     @inline(never)
     private mutating func decodeScalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
-        let marker = bytes[start]
-        let nibble = Int(marker & 0x0F)
-        switch marker >> 4 {
-        case 0x0:
-            note(index, marker: marker)
-            switch marker {
-            case 0x00: return .null
-            case 0x08: return .bool(false)
-            case 0x09: return .bool(true)
-            case 0x0F:
-                throw BinaryTrailer.error(.badObject, at: start, "the fill byte 0x0F cannot be used as a value")
-            default:
-                throw BinaryTrailer.error(.badObject, at: start, "unknown object marker \(hex(marker))")
+        let (object, extendedCountMarker, decoded) = try area.scalar(ofObject: index, at: start, naming: .byEncoding)
+        // Callers send containers to `begin`'s own cases, never here.
+        guard let value = decoded else { preconditionFailure("object \(index) is a container") }
+        if keepsLayout {
+            note(index, marker: object.byte, extendedCount: extendedCountMarker)
+            // An "ASCII" object holding Latin-1 bytes, each two bytes of UTF-8: the layout records it.
+            if object.byte >> 4 == 0x5, case .string(let text) = value, text.utf8.count != object.count {
+                encodings[index] = encodings[index].markingLatin1()
             }
-        case 0x2:
-            note(index, marker: marker)
-            if nibble == 2 {
-                try require(5, at: start, object: index, for: "a 4-byte real")
-                let bits = UInt32(truncatingIfNeeded: bytes.loadBigEndian(at: start + 1, width: 4))
-                return .real(PlistReal(Float(bitPattern: bits)))
-            }
-            if nibble == 3 {
-                try require(9, at: start, object: index, for: "an 8-byte real")
-                return .real(PlistReal(Double(bitPattern: bytes.loadBigEndianUInt64(at: start + 1))))
-            }
-            throw BinaryTrailer.error(
-                .badObject, at: start, "a real must be 4 or 8 bytes, marker \(hex(marker)) says \(1 << min(nibble, 62))")
-        case 0x3:
-            note(index, marker: marker)
-            guard marker == 0x33 else {
-                throw BinaryTrailer.error(.badObject, at: start, "unknown object marker \(hex(marker)) (dates are 0x33)")
-            }
-            try require(9, at: start, object: index, for: "a date")
-            let seconds = Double(bitPattern: bytes.loadBigEndianUInt64(at: start + 1))
-            return .date(PlistDate(secondsSinceReferenceDate: seconds))
-        case 0x4:
-            let (count, payload) = try count(index, marker: marker, at: start)
-            try require(count, at: payload, object: index, for: "the data")
-            // `Data(bytes:count:)` copies with memcpy; `Data(_:)` of a raw buffer went through the
-            // generic sequence initializer, several hundred instructions for a short run.
-            return .data(count == 0 ? Data() : Data(bytes: bytes.baseAddress! + payload, count: count))
-        case 0x5:
-            let (count, payload) = try count(index, marker: marker, at: start)
-            try require(count, at: payload, object: index, for: "the ASCII string")
-            let (text, isLatin1) = Self.asciiString(UnsafeRawBufferPointer(rebasing: bytes[payload..<payload + count]))
-            if keepsLayout && isLatin1 { encodings[index] = encodings[index].markingLatin1() }
-            return .string(text)
-        case 0x6:
-            let (count, payload) = try count(index, marker: marker, at: start)
-            guard count <= (areaEnd - payload) / 2 else {
-                throw BinaryTrailer.error(
-                    .badCount, at: start,
-                    "the UTF-16 string of object \(index) claims \(count) units, more than the \(areaEnd - payload) bytes before the offset table hold")
-            }
-            return .string(try Self.utf16String(bytes, at: payload, units: count))
-        case 0x7 where acceptsUTF8Strings:
-            let (count, payload) = try count(index, marker: marker, at: start)
-            try require(count, at: payload, object: index, for: "the UTF-8 string")
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[payload..<payload + count])
-            guard let text = String(validating: slice, as: UTF8.self) else {
-                throw BinaryTrailer.error(.badString, at: payload, "the UTF-8 string of object \(index) is not valid UTF-8")
-            }
-            return .string(text)
-        case 0x8:
-            note(index, marker: marker)
-            let width = nibble + 1
-            guard width <= 8 else {
-                throw BinaryTrailer.error(.badObject, at: start, "a UID of \(width) bytes is wider than 8")
-            }
-            try require(1 + width, at: start, object: index, for: "the UID")
-            return .uid(bytes.loadBigEndian(at: start + 1, width: width))
-        default:
-            throw BinaryTrailer.error(.badObject, at: start, "unknown object marker \(hex(marker))")
         }
+        return value
     }
 
-    /// An integer object (`0x1n`, 2^n bytes). 1, 2 and 4 bytes are unsigned, 8 bytes signed,
-    /// and 16 bytes count only their low 64 bits, read as unsigned, as CoreFoundation does.
+    /// An integer object (`0x1n`), whose 16-byte form the layout keeps whole.
     @inline(__always)
     private mutating func integer(_ index: Int, marker: UInt8, at start: Int) throws(PlistError) -> PlistInteger {
-        let power = marker & 0x0F
-        guard power <= 4 else {
-            throw BinaryTrailer.error(.badObject, at: start, "an integer of 2^\(power) bytes is wider than 16")
-        }
-        let width = 1 << Int(power)
-        try require(1 + width, at: start, object: index, for: "the integer")
-        switch width {
-        case 8:
-            return PlistInteger(Int64(bitPattern: bytes.loadBigEndianUInt64(at: start + 1)))
-        case 16:
+        let area = self.area
+        let width = try area.integerWidth(index, marker: marker, at: start)
+        if keepsLayout && width == 16 {
             let high = bytes.loadBigEndianUInt64(at: start + 1)
-            if keepsLayout && high != 0 { int128HighWords[UInt32(truncatingIfNeeded: index)] = high }
-            return PlistInteger(bytes.loadBigEndianUInt64(at: start + 9))
-        default:
-            return PlistInteger(bytes.loadBigEndian(at: start + 1, width: width))
+            if high != 0 { int128HighWords[UInt32(truncatingIfNeeded: index)] = high }
         }
+        return area.integer(at: start, width: width)
     }
 
-    /// The element or byte count of a data, string or container object, and where its payload
-    /// starts. Counts of 15 and more are an integer object after the marker.
+    /// The element count of a container object and where its references start.
     @inline(never)
-    private mutating func count(_ index: Int, marker: UInt8, at start: Int) throws(PlistError) -> (Int, Int) {
-        let field = try area.count(index, marker: marker, at: start)
+    private mutating func containerCount(_ index: Int, marker: UInt8, at start: Int) throws(PlistError) -> (Int, Int) {
+        let field = try area.containerCount(index, marker: marker, at: start)
         note(index, marker: marker, extendedCount: field.extendedMarker)
         return (field.count, field.payload)
     }
@@ -484,16 +388,12 @@ struct BinaryObjectScanner: ~Copyable {
         let key = try lookup.reference(at: position)
         guard objects.state(key) == .cached else {
             let keyStart = try lookup.offset(ofObject: key)
-            let type = bytes[keyStart] >> 4
-            guard type == 0x5 || type == 0x6 || (type == 0x7 && acceptsUTF8Strings) else {
-                throw BinaryTrailer.error(
-                    .badKey, at: position, "dictionary key object \(key) is not a string (marker \(hex(bytes[keyStart])))")
-            }
+            try area.requireStringKey(key, at: keyStart, referencedAt: position)
             // A string object is either cached or unseen: strings are kept once decoded.
             try countValues(1, at: keyStart)
             noteWalkLeaf(key)
             guard case .string(let text) = try firstScalar(key, at: keyStart) else {
-                throw BinaryTrailer.error(.badKey, at: position, "dictionary key object \(key) is not a string")
+                throw BinaryObjectArea.notAStringKey(key, referencedAt: position)
             }
             noteKeyText(key, text)
             return text.utf8.count
@@ -501,9 +401,7 @@ struct BinaryObjectScanner: ~Copyable {
         // A key met before: its length is in its slot's size, so the cached string is only
         // looked at, not copied (a retain and a release per entry otherwise).
         noteWalkLeaf(key)
-        guard objects.isCachedString(key) else {
-            throw BinaryTrailer.error(.badKey, at: position, "dictionary key object \(key) is not a string")
-        }
+        guard objects.isCachedString(key) else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
         if keepsLayout, case .string(let text) = objects.value(key) { noteKeyText(key, text) }
         return objects.size(key).bytes
     }
@@ -535,5 +433,3 @@ struct BinaryObjectScanner: ~Copyable {
         BinaryTrailer.error(limit.code, at: position, limits.message(exceeding: limit))
     }
 }
-
-private func hex(_ byte: UInt8) -> String { BinaryObjectArea.hex(byte) }

@@ -2,10 +2,10 @@ import Foundation
 
 /// The text of the binary format's string objects: big-endian UTF-16 (`0x6n`), checked for
 /// unpaired surrogates, and "ASCII" (`0x5n`), whose bytes above 0x7F CoreFoundation reads as
-/// Latin-1.
-extension BinaryObjectScanner {
+/// Latin-1. Both readers decode their strings here.
+extension BinaryObjectArea {
     /// A big-endian UTF-16 string of `units` code units; unpaired surrogates are an error.
-    /// Static, so that the mutating caller does not copy the scanner to call it.
+    /// Static, so that the scanner's mutating methods call it without copying the scanner.
     static func utf16String(_ bytes: UnsafeRawBufferPointer, at start: Int, units: Int) throws(PlistError) -> String {
         // Transcoded to UTF-8 here in one pass that also checks the surrogates: the standard
         // library's UTF-16 decoding of a collection that is not contiguous `UInt16` storage takes
@@ -64,10 +64,15 @@ extension BinaryObjectScanner {
             return String(provenUTF8: UnsafeBufferPointer(rebasing: out[..<o]), isASCII: false)
         }
         if let i = unpaired {
-            let u = UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 2 * i, as: UInt16.self))
-            throw BinaryTrailer.error(.badString, at: start + 2 * i, "unpaired UTF-16 surrogate \(hex16(u)) in a string")
+            throw unpairedSurrogate(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: start + 2 * i, as: UInt16.self)), at: start + 2 * i)
         }
         return text
+    }
+
+    /// The error for the unpaired surrogate `unit` of a UTF-16 string object, at `position`.
+    @inline(never)
+    static func unpairedSurrogate(_ unit: UInt16, at position: Int) -> PlistError {
+        BinaryTrailer.error(.badString, at: position, "unpaired UTF-16 surrogate \(hex16(unit)) in a string")
     }
 
     /// An "ASCII" string object's text. CoreFoundation reads bytes above 0x7F in these objects as

@@ -77,7 +77,11 @@ package struct BinaryObjectView: Sendable {
         default: return nil
         }
         guard length < table.areaEnd - start else { return nil }
-        return try table.scalar(LazyObjectHeader(index: index, start: start, marker: marker, kind: kind, count: 0, payload: start + 1))
+        switch kind {
+        case .integer: return .integer(table.area.integer(at: start, width: length))
+        case .real: return .real(table.area.real(marker, at: start))
+        default: return .bool(marker == 0x09)
+        }
     }
 
     /// The whole value of an object, decoded with the full reader's rules for a subtree (cycles,
@@ -91,9 +95,9 @@ package struct BinaryObjectView: Sendable {
 
 /// One validated object of a ``BinaryObjectView``.
 package struct BinaryObjectHeader: Sendable {
-    let header: LazyObjectHeader
+    let header: BinaryObjectMarker
 
-    init(_ header: LazyObjectHeader) { self.header = header }
+    init(_ header: BinaryObjectMarker) { self.header = header }
 
     /// The object's index in the offset table.
     package var index: Int { header.index }

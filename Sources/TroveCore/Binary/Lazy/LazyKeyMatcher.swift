@@ -15,9 +15,9 @@ struct LazyKeyMatcher {
     }
 
     /// True when the string object `header` holds a key equal to ``key``.
-    func matches(_ header: LazyObjectHeader, in table: LazyObjectTable) throws(PlistError) -> Bool {
+    func matches(_ header: BinaryObjectMarker, in table: LazyObjectTable) throws(PlistError) -> Bool {
         if let ascii {
-            switch header.marker >> 4 {
+            switch header.byte >> 4 {
             case 0x5:
                 // A byte above 0x7F is Latin-1 text, never an ASCII key's byte.
                 let stored = table.payload(header)

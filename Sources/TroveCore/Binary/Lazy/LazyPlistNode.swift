@@ -11,7 +11,7 @@
 /// container that contains itself along the walked path is a `reference-cycle` error.
 public struct LazyPlistNode: Sendable {
     let table: LazyObjectTable
-    let header: LazyObjectHeader
+    let header: BinaryObjectMarker
     /// The containers from the root down to this node, including it when it is one.
     let ancestry: LazyAncestry?
 
@@ -75,7 +75,7 @@ public struct LazyPlistNode: Sendable {
 
     /// The ancestry of a node with `header` under `parent`, refusing nesting beyond the limit.
     private static func enter(
-        _ header: LazyObjectHeader, below parent: LazyAncestry?, table: LazyObjectTable
+        _ header: BinaryObjectMarker, below parent: LazyAncestry?, table: LazyObjectTable
     ) throws(PlistError) -> LazyAncestry? {
         guard header.isContainer else { return parent }
         let chain = LazyAncestry(object: header.index, parent: parent)
@@ -151,7 +151,7 @@ public struct LazyPlistNode: Sendable {
 
     /// The header of the key in entry `slot` of this dictionary. A key must be a string object;
     /// its marker is checked before anything else of it is read, as in the full reader.
-    func keyHeader(_ slot: Int) throws(PlistError) -> LazyObjectHeader {
+    func keyHeader(_ slot: Int) throws(PlistError) -> BinaryObjectMarker {
         try table.keyHeader(slot, refs: header.payload)
     }
 

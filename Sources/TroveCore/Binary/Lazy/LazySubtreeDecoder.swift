@@ -39,7 +39,7 @@ struct LazySubtreeDecoder {
     }
 
     /// Decodes the subtree whose root has the (validated) header `top`.
-    mutating func decode(_ top: LazyObjectHeader) throws(PlistError) -> PlistValue {
+    mutating func decode(_ top: BinaryObjectMarker) throws(PlistError) -> PlistValue {
         var stack: [Frame] = []
         lastDelivered = top.index
         var delivered = try begin(top, stack: &stack)
@@ -93,7 +93,7 @@ struct LazySubtreeDecoder {
     }
 
     /// Returns a scalar's value, or pushes a frame for a container and returns nil.
-    private mutating func begin(_ header: LazyObjectHeader, stack: inout [Frame]) throws(PlistError) -> PlistValue? {
+    private mutating func begin(_ header: BinaryObjectMarker, stack: inout [Frame]) throws(PlistError) -> PlistValue? {
         try countValues(1, at: header.start)
         switch header.kind {
         case .array, .dictionary:
@@ -131,19 +131,10 @@ struct LazySubtreeDecoder {
     private mutating func key(referencedAt position: Int) throws(PlistError) -> String {
         let index = try table.reference(at: position)
         if let known = decoded[index] {
-            guard case .string(let text) = known else {
-                throw BinaryTrailer.error(.badKey, at: position, "dictionary key object \(index) is not a string")
-            }
+            guard case .string(let text) = known else { throw BinaryObjectArea.notAStringKey(index, referencedAt: position) }
             return text
         }
-        let start = try table.offset(ofObject: index)
-        let type = table.bytes[start] >> 4
-        guard type == 0x5 || type == 0x6 || (type == 0x7 && table.acceptsUTF8Strings) else {
-            throw BinaryTrailer.error(
-                .badKey, at: position,
-                "dictionary key object \(index) is not a string (marker \(LazyObjectTable.hex(table.bytes[start])))")
-        }
-        let header = try table.header(ofObject: index)
+        let header = try table.keyHeader(of: index, referencedAt: position)
         try countValues(1, at: header.start)
         let text = try table.string(header)
         decoded[index] = .string(text)
