@@ -146,7 +146,21 @@ package final class BinaryKeyLayouts {
         }
         keyReferences.append(contentsOf: table.bytes[refs..<table.referencePosition(refs, slot: count)])
         starts.append(keyNumbers.count)
+        _checkInvariants()
         return Int32(starts.count - 2)
+    }
+
+    /// Checks the layouts' shape after one was added (debug builds only, in time linear in the new
+    /// layout): slots run on from one layout to the next, every slot has a number and its
+    /// reference's bytes, and the new layout's numbers were given to texts.
+    func _checkInvariants() {
+        #if DEBUG
+        let last = starts[starts.count - 2]..<starts[starts.count - 1]
+        precondition(starts[0] == 0 && last.lowerBound <= last.upperBound, "layout starts out of order")
+        precondition(last.upperBound == keyNumbers.count, "\(keyNumbers.count) numbered slots, \(last.upperBound) in layouts")
+        precondition(keyReferences.count == keyNumbers.count * view.table.trailer.objectRefSize, "reference bytes do not match the slots")
+        precondition(keyNumbers[last].allSatisfy { $0 >= 0 && Int($0) < numbering.count }, "a slot's number was never given")
+        #endif
     }
 }
 

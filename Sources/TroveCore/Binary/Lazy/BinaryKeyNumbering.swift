@@ -44,6 +44,9 @@ final class BinaryKeyNumbering {
         return number
     }
 
+    /// How many distinct texts have a number.
+    var count: Int { numbers.count }
+
     /// The number of `text`, given the next one when it has none yet.
     func numberAdding(_ text: String) -> Int32 {
         if let known = numbers[ExactText(text: text)] { return known }
