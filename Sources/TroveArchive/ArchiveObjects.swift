@@ -40,8 +40,7 @@ enum ArchiveObjects {
         case .binary(let reader, let objects):
             let entry = try reader.entry(index, of: objects)
             guard entry.kind == .dictionary else { return nil }
-            guard case .binary(let fields) = try reader.fields(entry).storage else { return nil }
-            return try reader.value(forKey: "$class", in: fields)
+            return try reader.value(forKey: "$class", in: try reader.binaryFields(entry))
         }
     }
 

@@ -25,7 +25,12 @@ final class BinaryArchiveReader {
     /// The fields of a dictionary object; its keys are checked when its layout is first met.
     /// They are valid while the reader is alive (see ``BinaryFields``).
     func fields(_ dictionary: BinaryObjectHeader) throws(PlistError) -> ArchiveFields {
-        ArchiveFields(.binary(BinaryFields(reader: self, dictionary: dictionary, layout: try keys.layout(of: dictionary))))
+        ArchiveFields(.binary(try binaryFields(dictionary)))
+    }
+
+    /// ``fields(_:)`` as the binary form itself, for a caller that reads it at once.
+    func binaryFields(_ dictionary: BinaryObjectHeader) throws(PlistError) -> BinaryFields {
+        BinaryFields(reader: self, dictionary: dictionary, layout: try keys.layout(of: dictionary))
     }
 
     /// The object that holds the value for `key` in `fields` (the first, when the key is

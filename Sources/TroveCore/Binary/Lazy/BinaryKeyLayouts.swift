@@ -61,8 +61,7 @@ package final class BinaryKeyLayouts {
     /// - Complexity: O(*n*) in the layout's keys; reads one reference of the file.
     package func object(forKey key: String, in dictionary: BinaryObjectHeader, layout: BinaryKeyLayout) throws(PlistError) -> Int? {
         guard let slot = slot(of: key, in: layout) else { return nil }
-        let table = view.table
-        return try table.reference(at: table.referencePosition(dictionary.header.payload, slot: dictionary.count + slot))
+        return try view.value(atSlot: slot, of: dictionary)
     }
 
     /// What the first key with exactly `key`'s text holds in `dictionary`: most often a scalar

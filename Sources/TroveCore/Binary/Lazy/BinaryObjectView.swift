@@ -37,6 +37,7 @@ package struct BinaryObjectView: Sendable {
 
     /// The object that holds the value of key `slot` of a dictionary (see ``BinaryKeyLayouts``
     /// for finding a key's slot). `slot` must be below the dictionary's count.
+    @inline(__always)
     package func value(atSlot slot: Int, of dictionary: BinaryObjectHeader) throws(PlistError) -> Int {
         try table.reference(at: table.referencePosition(dictionary.header.payload, slot: dictionary.count + slot))
     }
