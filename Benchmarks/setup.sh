@@ -34,9 +34,11 @@ build_benchmark() {
     # to the root package; without the plan it plans again and picks the file up.
     rm -f "$scratch_path/release.yaml" "$scratch_path/release/description.json"
     # Nor does it always recompile the benchmark's own modules after a library type changed
-    # size, and a stale caller then overruns the stack slot it made for a result; they are
-    # small, so they are compiled afresh every time.
-    rm -rf "$scratch_path"/*/release/TroveBench.build "$scratch_path"/*/release/TroveProfile.build
+    # size (or its inlinable code changed: `BenchmarkModels` specializes the archive decoder's
+    # collection path), and a stale caller then overruns the stack slot it made for a result or
+    # runs the old code; they are small, so they are compiled afresh every time.
+    rm -rf "$scratch_path"/*/release/TroveBench.build "$scratch_path"/*/release/TroveProfile.build \
+        "$scratch_path"/*/release/BenchmarkModels.build
     if ! build_log=$(swift build -c release --package-path "$2" --scratch-path "$scratch_path" 2>&1); then
         echo "$build_log" >&2
         echo "$1: the build in $2 failed" >&2

@@ -61,18 +61,37 @@ public final class ArchiveDecoder {
     /// The entry a plain decode found in progress, for ``decodeDeferred(_:forKey:assign:)``.
     @exclusivity(unchecked) private var lastBlocker: Int?
     /// The key path from the top-level key to the value being decoded.
-    @exclusivity(unchecked) var path: [PlistKeyPath.Component] = []
+    @usableFromInline @exclusivity(unchecked) var path: [PlistKeyPath.Component] = []
     /// The object whose `init(from:)` is running (its class record is the table's: see
-    /// ``currentRecord``). Saved and restored around every object, so it holds nothing that
-    /// needs reference counting for an object of a binary archive.
-    @exclusivity(unchecked) private var current: (uid: Int, fields: ArchiveFields)? {
-        didSet {
-            if case .binary(let fields)? = current?.fields.storage { currentBinary = fields } else { currentBinary = nil }
+    /// ``currentRecord``), saved and restored around every object. Its fields are kept as their
+    /// two forms rather than as an ``ArchiveFields``: an object of a binary archive then holds
+    /// nothing that needs reference counting, and every field lookup reads the binary form
+    /// without copying an enum that may hold a dictionary.
+    struct CurrentObject {
+        /// The entry, or -1 outside any object.
+        var uid: Int
+        var binary: BinaryFields?
+        var values: PlistDictionary?
+
+        static var none: CurrentObject { CurrentObject(uid: -1, binary: nil, values: nil) }
+
+        init(uid: Int, binary: BinaryFields?, values: PlistDictionary?) {
+            (self.uid, self.binary, self.values) = (uid, binary, values)
+        }
+
+        init(uid: Int, fields: ArchiveFields) {
+            switch fields.storage {
+            case .binary(let binary): self.init(uid: uid, binary: binary, values: nil)
+            case .values(let values): self.init(uid: uid, binary: nil, values: values)
+            }
+        }
+
+        var fields: ArchiveFields? {
+            if let binary { return ArchiveFields(.binary(binary)) }
+            return values.map { ArchiveFields(.values($0)) }
         }
     }
-    /// The fields of ``current`` when they are read from a binary file: a plain value, read by
-    /// every field lookup without the copy of an enum that may hold a dictionary.
-    @exclusivity(unchecked) private var currentBinary: BinaryFields?
+    @exclusivity(unchecked) private var current = CurrentObject.none
     /// The reader of a binary archive read in place, held here so that a lookup reaches it
     /// without retaining it (``BinaryFields`` holds it unowned).
     private let binaryReader: BinaryArchiveReader?
@@ -85,10 +104,10 @@ public final class ArchiveDecoder {
     /// The type the class record of each slot was last asked for as, and what decoded it.
     @exclusivity(unchecked) private var lastConcreteType: [(asked: ObjectIdentifier, type: any KeyedArchivable.Type)?]
     /// The fields of the object whose `init(from:)` is running.
-    var currentFields: ArchiveFields? { current?.fields }
+    var currentFields: ArchiveFields? { current.fields }
     /// The class record of the object whose `init(from:)` is running.
     private var currentRecord: ArchiveClassRecord? {
-        guard let current else { return nil }
+        guard current.uid >= 0 else { return nil }
         return table.classes[Int(table.classIndex[current.uid])].record
     }
     /// For each class record, which ``FoundationFamily``s it was checked against (even bits) and
@@ -124,7 +143,7 @@ public final class ArchiveDecoder {
     /// The keys the archive holds for the object, unescaped, in the archive's order (none when
     /// a key of a binary archive is malformed; decoding any key reports that).
     public var allKeys: [String] {
-        guard let current, let keys = try? current.fields.keys() else { return [] }
+        guard let keys = try? current.fields?.keys() else { return [] }
         return keys.compactMap { key in
             if key == "$class" { return nil }
             if key.hasPrefix("$$") { return String(key.dropFirst()) }
@@ -145,16 +164,17 @@ public final class ArchiveDecoder {
     }
 
     /// The value stored for `key`, or nil; a malformed stored value is an error.
+    @usableFromInline
     func field(forKey key: String) throws(PlistError) -> PlistValue? {
         do {
             // Only a key starting with `$` is stored escaped; others are looked up as they are.
-            if let binary = currentBinary, let binaryReader {
+            if let binary = current.binary, let binaryReader {
                 // Two calls rather than one with a chosen key: the key passed on as it came needs
                 // no copy of its own.
                 if key.utf8.first == UInt8(ascii: "$") { return try binaryReader.value(forKey: "$" + key, in: binary) }
                 return try binaryReader.value(forKey: key, in: binary)
             }
-            guard let fields = current?.fields else { return nil }
+            guard let fields = current.values.map({ ArchiveFields(.values($0)) }) else { return nil }
             return key.utf8.first == UInt8(ascii: "$") ? try fields["$" + key] : try fields[key]
         } catch {
             throw located(error, at: path + [.key(key)])
@@ -171,6 +191,10 @@ public final class ArchiveDecoder {
     /// Decodes the value for `key`. A missing key, or one that holds `$null`, is
     /// ``PlistError/Code/archiveMissingKey``; a value of another type is
     /// ``PlistError/Code/typeMismatch``; both name the class and the key path.
+    // Inlinable, as `Array`'s decoding is, so that asking for `[Node]` runs code specialized for
+    // `Node` in the caller's module: unspecialized, each array decoded costs the runtime's
+    // metadata lookups for its type, about a tenth of decoding an object graph.
+    @inlinable
     public func decode<T: ArchiveRepresentable>(_ type: T.Type, forKey key: String) throws -> T {
         guard let field = try field(forKey: key) else {
             throw missingKey(key, T.self, detail: "is not in the archive")
@@ -181,6 +205,7 @@ public final class ArchiveDecoder {
 
     /// Decodes the value for `key`, or nil when the key is missing or holds `$null`. A value of
     /// another type is still an error.
+    @inlinable
     public func decodeIfPresent<T: ArchiveRepresentable>(_ type: T.Type, forKey key: String) throws -> T? {
         guard let field = try field(forKey: key) else { return nil }
         if case .uid(0) = field { return nil }
@@ -225,7 +250,7 @@ public final class ArchiveDecoder {
                     defer { (self.path, self.current) = (outerPath, outerCurrent) }
                     try attempt()
                 }
-                waiting[blocker, default: []].append((owner: savedCurrent?.uid, retry: retry))
+                waiting[blocker, default: []].append((owner: savedCurrent.uid >= 0 ? savedCurrent.uid : nil, retry: retry))
             }
         }
         let outerPath = path
@@ -471,7 +496,7 @@ public final class ArchiveDecoder {
         _ type: T.Type, entry: Int, record: ArchiveClass, fields: ArchiveFields
     ) throws -> T {
         let outer = current
-        current = (entry, fields)
+        current = CurrentObject(uid: entry, fields: fields)
         defer { current = outer }
         do {
             return try type.init(from: self)
@@ -497,6 +522,7 @@ public final class ArchiveDecoder {
     }
 
     /// Runs `body` with `component` appended to the key path.
+    @usableFromInline
     func withPath<R>(_ component: PlistKeyPath.Component, _ body: () throws -> R) throws -> R {
         path.append(component)
         defer { path.removeLast() }
@@ -508,6 +534,7 @@ public final class ArchiveDecoder {
         .archive(code, message, at: path)
     }
 
+    @usableFromInline
     func missingKey(_ key: String, _ type: Any.Type, detail: String) -> PlistError {
         .archive(
             .archiveMissingKey, "key \"\(key)\" of \(currentRecord?.name ?? "the archive") \(detail) (expected \(Self.typeName(type)))",

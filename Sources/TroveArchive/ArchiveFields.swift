@@ -2,6 +2,7 @@ import TroveCore
 
 /// The keys and values of one keyed object (or class record) of `$objects`, as stored: escaped
 /// keys, references as UIDs.
+@usableFromInline
 struct ArchiveFields {
     enum Storage {
         case values(PlistDictionary)

@@ -3,6 +3,7 @@ import TroveCore
 /// The references a Foundation collection stores (`NS.objects`, `NS.keys`, or the legacy
 /// `NS.object.N`), as fields: almost always UIDs, which a binary archive read in place hands over
 /// as plain numbers, without building a value per element.
+@usableFromInline
 struct ArchiveReferences: RandomAccessCollection {
     enum Storage {
         case uids([UInt64])
@@ -13,16 +14,16 @@ struct ArchiveReferences: RandomAccessCollection {
 
     init(_ storage: Storage) { self.storage = storage }
 
-    var startIndex: Int { 0 }
+    @usableFromInline var startIndex: Int { 0 }
 
-    var endIndex: Int {
+    @usableFromInline var endIndex: Int {
         switch storage {
         case .uids(let uids): uids.count
         case .values(let values): values.count
         }
     }
 
-    subscript(position: Int) -> PlistValue {
+    @usableFromInline subscript(position: Int) -> PlistValue {
         switch storage {
         case .uids(let uids): .uid(uids[position])
         case .values(let values): values[position]

@@ -146,6 +146,7 @@ struct ArchiveTable {
 
 /// A class record of an archive being decoded, shared by reference: every object decoded hands
 /// its class along, and a record (a name and two arrays) would be three reference counts to copy.
+@usableFromInline
 final class ArchiveClass: Sendable {
     let record: ArchiveClassRecord
 

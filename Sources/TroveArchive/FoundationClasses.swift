@@ -32,12 +32,13 @@ enum FoundationClass {
 /// The Foundation classes one Swift type decodes from (its class and their mutable subclasses).
 /// Whether a class record belongs is worked out once per record and family
 /// (``ArchiveDecoder/isMember(_:of:)``), not by hashing its chain on every object.
+@usableFromInline
 struct FoundationFamily: Sendable {
     let classes: Set<String>
     /// The family's place in ``ArchiveDecoder``'s per-record memo: two bits each, below 16.
     let index: Int
 
-    static let array = FoundationFamily(classes: FoundationClass.arrayLike, index: 0)
+    @usableFromInline static let array = FoundationFamily(classes: FoundationClass.arrayLike, index: 0)
     static let dictionary = FoundationFamily(classes: FoundationClass.dictionaryLike, index: 1)
     static let string = FoundationFamily(classes: FoundationClass.stringLike, index: 2)
     static let data = FoundationFamily(classes: FoundationClass.dataLike, index: 3)
@@ -64,6 +65,7 @@ extension ArchiveDecoder {
     /// Decodes a value of one of Foundation's classes: `inline` reads a value stored in place in
     /// `$objects` (strings, numbers, data), `build` a keyed object whose class chain names one of
     /// `family`'s classes. Each entry is decoded once.
+    @usableFromInline
     func decodeFoundation<T>(
         _ field: PlistValue, as type: T.Type, family: FoundationFamily, describing: String,
         inline: ((PlistValue) throws -> T?)? = nil,
@@ -111,6 +113,7 @@ extension ArchiveDecoder {
     }
 
     /// The references of a collection: `NS.objects`, or the legacy `NS.object.0`, `NS.object.1` ...
+    @usableFromInline
     func collectionReferences(_ fields: ArchiveFields, key: String = "NS.objects", legacyPrefix: String = "NS.object.") throws -> ArchiveReferences {
         switch try fields.references(forKey: key) {
         case .array(let references):
@@ -126,6 +129,7 @@ extension ArchiveDecoder {
 
     /// Decodes each of a collection's references as an element, with `NS.objects` and its index
     /// on the key path.
+    @inlinable
     func decodeElements<T: ArchiveRepresentable>(_ references: ArchiveReferences, as type: T.Type) throws -> [T] {
         // The path is set once and its last component rewritten per element, rather than pushed
         // and popped around each one.
