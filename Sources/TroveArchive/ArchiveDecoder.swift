@@ -50,10 +50,11 @@ public final class ArchiveDecoder {
     let acceptsTextScalars: Bool
 
     @exclusivity(unchecked) var states: [EntryState]
-    /// The type ``isInstance(_:)`` was last asked about, and its answer.
+    /// The type ``isInstanceType(_:)`` was last asked about, and its answer.
     @exclusivity(unchecked) private var lastStoredType: (type: ObjectIdentifier, isClass: Bool)?
-    /// The finished values (not instances) that ``states`` refer to.
-    @exclusivity(unchecked) private var doneValues: [Any] = []
+    /// The finished values (not instances) that ``states`` refer to, with the type each was
+    /// decoded as: a value asked for again as that type needs one cast, not a test and a cast.
+    @exclusivity(unchecked) private var doneValues: [(type: ObjectIdentifier, value: Any)] = []
     /// Deferred decodes parked on an entry in progress, with the entry of the object that asked
     /// (nil at the top level): if that object's `init(from:)` fails, its requests are dropped,
     /// so no callback outlives the instance it would assign to.
@@ -370,7 +371,9 @@ public final class ArchiveDecoder {
                 if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) { return unsafeBitCast(object, to: T.self) }
                 if object is T { return object as! T }
             case .doneValue(let slot):
-                if doneValues[slot] is T { return doneValues[slot] as! T }
+                if doneValues[slot].type == ObjectIdentifier(T.self) || doneValues[slot].value is T {
+                    return doneValues[slot].value as! T
+                }
             default:
                 break
             }
@@ -388,7 +391,9 @@ public final class ArchiveDecoder {
                     .typeMismatch,
                     "object \(index) of class \(record.name) was decoded as \(Swift.type(of: object)), not \(Self.typeName(T.self))")
             case .doneValue(let slot):
-                if doneValues[slot] is T { return doneValues[slot] as! T }
+                if doneValues[slot].type == ObjectIdentifier(T.self) || doneValues[slot].value is T {
+                    return doneValues[slot].value as! T
+                }
                 // A value (not an instance) decoded before as another type is decoded again:
                 // Foundation shares equal arrays, so one entry may be `[String]` in one place
                 // and `[PlistValue]` in another.
@@ -411,13 +416,13 @@ public final class ArchiveDecoder {
                     dropRequests(of: index)
                     throw error
                 }
-                // An instance is kept as itself: the size test keeps existentials (which `isInstance`
-                // may also answer for) on the general path.
-                if MemoryLayout<T>.size == MemoryLayout<AnyObject>.size, isInstance(value) {
+                // An instance of a class type is kept as itself; anything else (a class-bound
+                // existential too, which the size test alone would let through) as a value.
+                if MemoryLayout<T>.size == MemoryLayout<AnyObject>.size, isInstanceType(T.self) {
                     states[index] = .doneObject(unsafeBitCast(value, to: AnyObject.self))
                 } else {
                     states[index] = .doneValue(doneValues.count)
-                    doneValues.append(value)
+                    doneValues.append((ObjectIdentifier(T.self), value))
                 }
                 if !waiting.isEmpty, let callbacks = waiting.removeValue(forKey: index) {
                     for callback in callbacks { try callback.retry() }
@@ -427,13 +432,13 @@ public final class ArchiveDecoder {
         }
     }
 
-    /// Whether `value` is a class instance (kept as itself) rather than a value. The answer is
-    /// remembered for the last type asked about: the runtime's check is a conformance lookup.
-    private func isInstance<T>(_ value: T) -> Bool {
-        let type = Swift.type(of: value)
-        if let last = lastStoredType, last.type == ObjectIdentifier(type) { return last.isClass }
-        let isClass = type is AnyClass
-        lastStoredType = (ObjectIdentifier(type), isClass)
+    /// Whether `type` is a class (its values are instances, kept as themselves). Asked of the
+    /// static type, which needs no look at the value; the answer is remembered for the last type
+    /// asked about, since the runtime's check is a conformance lookup.
+    private func isInstanceType<T>(_ type: T.Type) -> Bool {
+        if let last = lastStoredType, last.type == ObjectIdentifier(T.self) { return last.isClass }
+        let isClass = T.self is AnyClass
+        lastStoredType = (ObjectIdentifier(T.self), isClass)
         return isClass
     }
 

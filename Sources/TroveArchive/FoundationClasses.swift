@@ -135,7 +135,11 @@ extension ArchiveDecoder {
         // and popped around each one.
         path.append(.key("NS.objects"))
         path.append(.index(0))
-        defer { path.removeLast(2) }
+        // Two single removals: `removeLast(2)` replaces a subrange, many times the work.
+        defer {
+            path.removeLast()
+            path.removeLast()
+        }
         // Made at its final size: reserving capacity in an empty array, in code not specialized
         // for `T`, goes through the runtime's general reallocation.
         return try [T](unsafeUninitializedCapacity: references.count) { elements, initialized in
