@@ -11,6 +11,8 @@ final class LazyObjectTable: @unchecked Sendable {
     let limits: PlistLimits
     /// The object area, through which markers, keys and scalars are read.
     let area: BinaryObjectArea
+    /// Offsets and references, read and checked as the full reader reads them.
+    let lookup: BinaryObjectLookup
 
     init(source: any PlistByteSource, limits: PlistLimits) throws(PlistError) {
         self.source = source
@@ -18,44 +20,23 @@ final class LazyObjectTable: @unchecked Sendable {
         trailer = try BinaryTrailer(bytes)
         self.limits = limits
         area = BinaryObjectArea(bytes: bytes, trailer: trailer)
+        lookup = BinaryObjectLookup(bytes: bytes, trailer: trailer)
     }
 
     /// The first byte past the object area.
     var areaEnd: Int { trailer.offsetTableOffset }
 
     /// The validated start of object `index`; the caller has checked `index < objectCount`.
-    // Inlined: every lookup reads several offsets and references; the errors are built out of line.
     @inline(__always)
     func offset(ofObject index: Int) throws(PlistError) -> Int {
-        // index < objectCount and objectCount * offsetIntSize is the table's size, so the entry
-        // lies inside the table.
-        let entry = trailer.offsetTableOffset + index * trailer.offsetIntSize
-        let raw = bytes.loadBigEndian(at: entry, width: trailer.offsetIntSize)
-        guard raw >= UInt64(BinaryTrailer.headerLength), raw < UInt64(areaEnd) else {
-            throw badOffset(index, raw, at: entry)
-        }
-        return Int(raw)
-    }
-
-    @inline(never)
-    private func badOffset(_ index: Int, _ raw: UInt64, at entry: Int) -> PlistError {
-        BinaryTrailer.error(.badOffset, at: entry, "object \(index) starts at \(raw), outside the object area 8..<\(areaEnd)")
+        try lookup.offset(ofObject: index)
     }
 
     /// The object index stored in the reference at `position`, which the caller has checked lies
     /// inside a container's validated reference list.
     @inline(__always)
     func reference(at position: Int) throws(PlistError) -> Int {
-        let raw = bytes.loadBigEndian(at: position, width: trailer.objectRefSize)
-        guard raw < UInt64(trailer.objectCount) else {
-            throw badReference(raw, at: position)
-        }
-        return Int(raw)
-    }
-
-    @inline(never)
-    private func badReference(_ raw: UInt64, at position: Int) -> PlistError {
-        BinaryTrailer.error(.badReference, at: position, "reference \(raw) is not below the object count \(trailer.objectCount)")
+        try lookup.reference(at: position)
     }
 
     /// The position of reference `slot` of a container whose references start at `refs`.
