@@ -15,8 +15,8 @@ import Foundation
 /// attribute and namespace handling, its own buffers) was most of the time of reading a document.
 ///
 /// It never reports an error. On anything outside the subset, or anything the libxml2 path
-/// would refuse or read in a CF-specific way (control characters, a CDATA section, an unknown
-/// entity, a limit reached, malformed markup), it returns nil and the reader parses the document
+/// would refuse or read in a CF-specific way (a CDATA section, an unknown entity, a reference to
+/// a character XML forbids, a limit reached, malformed markup), it returns nil and the reader parses the document
 /// again with libxml2, which then decides. So the subset only has to be recognised exactly, never
 /// diagnosed; the libxml2 path stays the reference, and the `xml` fuzz target checks that both give
 /// the same value for every document the scanner accepts.
@@ -252,8 +252,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
         var highBits: UInt64 = 0
         if !isEmpty {
             scan: while i < n {
-                // Eight bytes at a time past the plain ones (none of `<`, `&`, `]`, a control or
-                // a byte of a multi-byte character), then the word that holds one byte by byte.
+                // Eight bytes at a time past the plain ones (none of `<`, `&` or `]`), then the
+                // word that holds one byte by byte.
                 while i + 8 <= n {
                     let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
                     if Self.holdsSpecialByte(word) { break }
@@ -264,14 +264,11 @@ struct XMLCommonSubsetScanner: ~Copyable {
                 while i < wordEnd {
                     let c = p[i]
                     if c == UInt8(ascii: "<") { break scan }
-                    if c < 0x20 {
-                        // CF keeps a carriage return and other controls that XML would change or
-                        // refuse; the libxml2 path knows how.
-                        guard c == 0x09 || c == 0x0A else { return false }
-                    } else if c >= 0x80 {
+                    // Controls (a carriage return among them) and U+FFFE/U+FFFF, which XML
+                    // changes or refuses, stay as they are: CF keeps them, and so does the
+                    // libxml2 path (its prescan hands them through as character references).
+                    if c >= 0x80 {
                         isASCII = false
-                        // U+FFFE and U+FFFF, which XML forbids and CF keeps.
-                        if c == 0xEF, i + 2 < n, p[i + 1] == 0xBF, p[i + 2] >= 0xBE { return false }
                     } else if c == UInt8(ascii: "&") {
                         hasReferences = true
                     } else if c == UInt8(ascii: "]") {
@@ -419,17 +416,15 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     // MARK: Bytes
 
-    /// Whether any byte of `word` is `<`, `&`, `]`, a control (below 0x20) or 0xEF (the lead byte
-    /// of U+FFFE and U+FFFF). Other bytes of multi-byte characters pass: the caller collects their
-    /// high bits. Exact where it says no; a yes may be wrong for the bytes after a real one
-    /// (borrows), which the caller then looks at one by one.
+    /// Whether any byte of `word` is `<`, `&` or `]`. Bytes of multi-byte characters pass: the
+    /// caller collects their high bits. Exact where it says no; a yes may be wrong for the bytes
+    /// after a real one (borrows), which the caller then looks at one by one.
     @inline(__always)
     private static func holdsSpecialByte(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         @inline(__always) func zeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x }
         let found = zeroByte(word ^ (ones &* 0x3C)) | zeroByte(word ^ (ones &* 0x26)) | zeroByte(word ^ (ones &* 0x5D))
-            | zeroByte(word ^ (ones &* 0xEF)) | ((word &- ones &* 0x20) & ~word)
         return found & highs != 0
     }
 
