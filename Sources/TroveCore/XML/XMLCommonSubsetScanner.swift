@@ -1,3 +1,5 @@
+import CTroveFastPaths
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -246,39 +248,17 @@ struct XMLCommonSubsetScanner: ~Copyable {
     /// Reads a scalar's text and its end tag; `i` stands after its start tag.
     private mutating func readScalar(_ kind: XMLElementKind, isEmpty: Bool, isDictionaryKey: Bool) -> Bool {
         let start = i
-        var hasReferences = false
-        var isASCII = true
-        // The high bits of the words passed whole: multi-byte characters in them.
-        var highBits: UInt64 = 0
+        var seen: UInt32 = 0
         if !isEmpty {
-            scan: while i < n {
-                // Eight bytes at a time past the plain ones (none of `<`, `&` or `]`), then the
-                // word that holds one byte by byte.
-                while i + 8 <= n {
-                    let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-                    if Self.holdsSpecialByte(word) { break }
-                    highBits |= word
-                    i += 8
-                }
-                let wordEnd = min(i + 8, n)
-                while i < wordEnd {
-                    let c = p[i]
-                    if c == UInt8(ascii: "<") { break scan }
-                    // Controls (a carriage return among them) and U+FFFE/U+FFFF, which XML
-                    // changes or refuses, stay as they are: CF keeps them, and so does the
-                    // libxml2 path (its prescan hands them through as character references).
-                    if c >= 0x80 {
-                        isASCII = false
-                    } else if c == UInt8(ascii: "&") {
-                        hasReferences = true
-                    } else if c == UInt8(ascii: "]") {
-                        if matches("]]>", at: i) { return false }
-                    }
-                    i += 1
-                }
-            }
+            // Controls (a carriage return among them) and U+FFFE/U+FFFF, which XML changes or
+            // refuses, stay as they are: CF keeps them, and so does the libxml2 path (its
+            // prescan hands them through as character references).
+            i += trove_xml_text_end(p + i, n - i, &seen)
+            // `]]>` ends a CDATA section, and libxml2 refuses it in text.
+            if seen & UInt32(TROVE_XML_TEXT_BRACKET) != 0, containsCDATAEnd(from: start, to: i) { return false }
         }
-        if highBits & 0x8080_8080_8080_8080 != 0 { isASCII = false }
+        let hasReferences = seen & UInt32(TROVE_XML_TEXT_AMPERSAND) != 0
+        let isASCII = seen & UInt32(TROVE_XML_TEXT_NON_ASCII) == 0
         let text = UnsafeBufferPointer(start: p + start, count: i - start)
         guard text.count <= limits.maxDecodedBytes else { return false }
         if !isEmpty {
@@ -354,24 +334,22 @@ struct XMLCommonSubsetScanner: ~Copyable {
             if isASCII { return String(provenUTF8: text, isASCII: true) }
             return UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer(text)) ? String(provenUTF8: text, isASCII: false) : nil
         }
+        // References are ASCII, so the text is valid UTF-8 exactly when the runs between them
+        // are, and the decoded text then is too (a reference stands for a Unicode scalar).
+        guard let base = text.baseAddress, isASCII || UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer(text)) else { return nil }
         decoded.removeAll()
-        guard let base = text.baseAddress else { return nil }
+        var isDecodedASCII = isASCII
         var k = 0
-        var runStart = 0
-        while k < text.count {
-            guard text[k] == UInt8(ascii: "&") else {
-                k += 1
-                continue
-            }
+        while let ampersand = XMLMarkupPrescan.find(text, UInt8(ascii: "&"), from: k) {
             // The text since the last reference, in one copy.
-            decoded.append(base + runStart, count: k - runStart)
-            guard let (character, width) = Self.reference(text, at: k) else { return nil }
+            decoded.append(base + k, count: ampersand - k)
+            guard let (character, width) = Self.reference(text, at: ampersand) else { return nil }
+            if character >= 0x80 { isDecodedASCII = false }
             decoded.appendUTF8(codePoint: character)
-            k += width
-            runStart = k
+            k = ampersand + width
         }
-        decoded.append(base + runStart, count: text.count - runStart)
-        return decoded.withUnsafeBufferPointer { UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer($0)) ? String(provenUTF8: $0, isASCII: false) : nil }
+        decoded.append(base + k, count: text.count - k)
+        return decoded.withUnsafeBufferPointer { String(provenUTF8: $0, isASCII: isDecodedASCII) }
     }
 
     /// The character the reference at `k` stands for and the reference's width, for the five
@@ -416,16 +394,14 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     // MARK: Bytes
 
-    /// Whether any byte of `word` is `<`, `&` or `]`. Bytes of multi-byte characters pass: the
-    /// caller collects their high bits. Exact where it says no; a yes may be wrong for the bytes
-    /// after a real one (borrows), which the caller then looks at one by one.
-    @inline(__always)
-    private static func holdsSpecialByte(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always) func zeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x }
-        let found = zeroByte(word ^ (ones &* 0x3C)) | zeroByte(word ^ (ones &* 0x26)) | zeroByte(word ^ (ones &* 0x5D))
-        return found & highs != 0
+    /// Whether `]]>` stands in `start..<end`.
+    private func containsCDATAEnd(from start: Int, to end: Int) -> Bool {
+        var k = start
+        while k + 3 <= end {
+            if p[k] == UInt8(ascii: "]"), p[k + 1] == UInt8(ascii: "]"), p[k + 2] == UInt8(ascii: ">") { return true }
+            k += 1
+        }
+        return false
     }
 
     /// The width of `kind`'s end tag if it stands at `k`, compared a word at a time: the tag is
