@@ -31,6 +31,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
         /// on `keys`; a dictionary holds one more key than values while a key waits for its value.
         var valueBase: Int
         var keyBase: Int
+        /// The container's node number in the layout's numbering, while that is kept.
+        var node = 0
     }
 
     private let b: UnsafeBufferPointer<UInt8>
@@ -49,20 +51,38 @@ struct XMLCommonSubsetScanner: ~Copyable {
     private var result: PlistValue?
     private var layoutIsUnreliable = false
     private var hasRepeatedKeys = false
+    /// For a lossless read: whether the document is canonical, checked along the way.
+    private var layoutCheck = XMLCanonicalLayoutCheck()
+    /// Where the root value's last `>` ended, once it has.
+    private var rootValueEnd = -1
+    /// Set by `makeString` when a reference is not one the canonical writer writes.
+    private var sawOtherReference = false
 
     /// What the scanner gives the reader: the same as a libxml2 parse of the document.
     struct Outcome {
         var value: PlistValue
         var layoutIsUnreliable: Bool
         var hasRepeatedKeys: Bool
+        /// When the document was checked and found canonical: the shapes of its containers,
+        /// all its layout holds besides the encoding (see ``XMLCanonicalLayoutCheck``).
+        var canonicalLayoutShapes: [Int: XMLContainerShape]?
     }
 
     /// The document `b` (UTF-8) read, or nil when the libxml2 path must read it.
-    static func read(_ b: UnsafeBufferPointer<UInt8>, limits: PlistLimits) -> Outcome? {
+    /// `checkingLayout`: also decide whether the document is canonical.
+    static func read(_ b: UnsafeBufferPointer<UInt8>, limits: PlistLimits, checkingLayout: Bool = false) -> Outcome? {
         guard let base = b.baseAddress, b.count > 0 else { return nil }
         var scanner = XMLCommonSubsetScanner(b, base: base, limits: limits)
+        if !checkingLayout { scanner.layoutCheck.giveUp() }
         guard scanner.skipProlog(), scanner.readRoot(), let value = scanner.result else { return nil }
-        return Outcome(value: value, layoutIsUnreliable: scanner.layoutIsUnreliable, hasRepeatedKeys: scanner.hasRepeatedKeys)
+        var shapes: [Int: XMLContainerShape]?
+        if scanner.layoutCheck.isCanonical, !scanner.hasRepeatedKeys, !scanner.layoutIsUnreliable, scanner.rootValueEnd >= 0 {
+            scanner.layoutCheck.checkEpilog(base + scanner.rootValueEnd, count: scanner.n - scanner.rootValueEnd)
+            if scanner.layoutCheck.isCanonical { shapes = scanner.layoutCheck.containers }
+        }
+        return Outcome(
+            value: value, layoutIsUnreliable: scanner.layoutIsUnreliable, hasRepeatedKeys: scanner.hasRepeatedKeys,
+            canonicalLayoutShapes: shapes)
     }
 
     private init(_ b: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, limits: PlistLimits) {
@@ -159,6 +179,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
                 guard closeContainer() else { return false }
             } else if next == UInt8(ascii: "!") {
                 guard !frames.isEmpty, matches("<!--", at: i), skipComment() else { return false }
+                layoutCheck.giveUp()
             } else {
                 guard openElement() else { return false }
             }
@@ -171,6 +192,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     /// Reads the start tag at `i`; a scalar is read to its end tag, a container is opened.
     private mutating func openElement() -> Bool {
+        let tagStart = i
         var j = i + 1
         while j < n, p[j] >= UInt8(ascii: "a"), p[j] <= UInt8(ascii: "z") { j += 1 }
         guard j < n, let kind = XMLElementKind(name: p + i + 1, count: j - i - 1) else { return false }
@@ -207,15 +229,21 @@ struct XMLCommonSubsetScanner: ~Copyable {
             }
         }
 
+        var node = 0
+        if layoutCheck.isCanonical, kind != .plist {
+            node = checkElementStart(kind, at: tagStart, isEmpty: isEmpty, isDictionaryKey: isDictionaryKey)
+        }
+
         switch kind {
         case .array, .dict:
             containerDepth += 1
             guard containerDepth <= limits.maxDepth else { return false }
             if isEmpty {
                 containerDepth -= 1
+                if layoutCheck.isCanonical { layoutCheck.closeEmptyContainer(at: node, isDictionary: kind == .dict) }
                 return deliver(kind == .array ? .array([]) : .dictionary(takeDictionary(keyBase: keys.count, valueBase: values.count)))
             }
-            frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count))
+            frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count, node: node))
             return true
         case .plist:
             guard !isEmpty else { return false }
@@ -229,6 +257,9 @@ struct XMLCommonSubsetScanner: ~Copyable {
     /// Reads the end tag at `i`, which must close the innermost container.
     private mutating func closeContainer() -> Bool {
         guard let frame = frames.last, let width = endTag(of: frame.kind, at: i) else { return false }
+        if layoutCheck.isCanonical, frame.kind != .plist {
+            layoutCheck.checkGap(before: i, in: p, depth: containerDepth - 1)
+        }
         i += width
         frames.removeLast()
         switch frame.kind {
@@ -237,12 +268,49 @@ struct XMLCommonSubsetScanner: ~Copyable {
             return deliver(values.popLast())
         case .array:
             containerDepth -= 1
+            if layoutCheck.isCanonical {
+                layoutCheck.closeContainer(at: frame.node, isDictionary: false, childCount: values.count - frame.valueBase)
+            }
             return deliver(.array(values.popArray(from: frame.valueBase)))
         default:
             containerDepth -= 1
             guard !hasPendingKey(frame) else { return false }
-            return deliver(XMLParseSession.dictionaryOrUID(takeDictionary(keyBase: frame.keyBase, valueBase: frame.valueBase)))
+            let dictionary = takeDictionary(keyBase: frame.keyBase, valueBase: frame.valueBase)
+            let value = XMLParseSession.dictionaryOrUID(dictionary)
+            if layoutCheck.isCanonical {
+                if case .uid(let uid) = value {
+                    // Canonical when its integer was the UID's own number, which CF writes.
+                    guard case .integer(let n)? = dictionary["CF$UID"], n == PlistInteger(uid) else {
+                        layoutCheck.giveUp()
+                        return deliver(value)
+                    }
+                    layoutCheck.closeUID(at: frame.node)
+                } else {
+                    layoutCheck.closeContainer(at: frame.node, isDictionary: true, childCount: dictionary.count)
+                }
+            }
+            return deliver(value)
         }
+    }
+
+    /// The layout check at the start tag at `tagStart` of a value element or key: its gap (or,
+    /// for the root value, the prolog) and its tag form. Returns the element's node number.
+    private mutating func checkElementStart(_ kind: XMLElementKind, at tagStart: Int, isEmpty: Bool, isDictionaryKey: Bool) -> Int {
+        if containerDepth == 0 {
+            // The root value; a scalar root is left to the layout scanner, which takes the
+            // document's indentation from the text after the root's start tag.
+            if !kind.isContainer { layoutCheck.giveUp() }
+            layoutCheck.checkProlog(p, count: tagStart)
+        } else {
+            layoutCheck.checkGap(before: tagStart, in: p, depth: containerDepth)
+        }
+        switch kind {
+        case .true, .false: if !isEmpty { layoutCheck.giveUp() }
+        case .array, .dict: break
+        case .key: if isEmpty || !isDictionaryKey { layoutCheck.giveUp() }
+        default: if isEmpty { layoutCheck.giveUp() }
+        }
+        return layoutCheck.takeNodeNumber()
     }
 
     /// Reads a scalar's text and its end tag; `i` stands after its start tag.
@@ -270,6 +338,10 @@ struct XMLCommonSubsetScanner: ~Copyable {
         switch kind {
         case .key, .string:
             guard let string = makeString(text, hasReferences: hasReferences, isASCII: isASCII) else { return false }
+            // The canonical writer escapes `&`, `<` and `>` with the named entities, and nothing else.
+            if layoutCheck.isCanonical, sawOtherReference || XMLMarkupPrescan.find(text, UInt8(ascii: ">"), from: 0) != nil {
+                layoutCheck.giveUp()
+            }
             if isDictionaryKey {
                 keys.push(string)
                 return true
@@ -290,6 +362,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
             } catch {
                 return false
             }
+            if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth) }
         }
         return deliver(value)
     }
@@ -306,6 +379,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
         default: break
         }
         guard meter.countValue() == nil, bytes == 0 || meter.countBytes(bytes) == nil else { return false }
+        if containerDepth == 0, rootValueEnd < 0 { rootValueEnd = i }
         if frames.isEmpty {
             result = value
         } else {
@@ -331,6 +405,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
     /// reference this scanner leaves to libxml2.
     private mutating func makeString(_ text: UnsafeBufferPointer<UInt8>, hasReferences: Bool, isASCII: Bool) -> String? {
         guard hasReferences else {
+            sawOtherReference = false
             if isASCII { return String(provenUTF8: text, isASCII: true) }
             return UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer(text)) ? String(provenUTF8: text, isASCII: false) : nil
         }
@@ -338,12 +413,16 @@ struct XMLCommonSubsetScanner: ~Copyable {
         // are, and the decoded text then is too (a reference stands for a Unicode scalar).
         guard let base = text.baseAddress, isASCII || UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer(text)) else { return nil }
         decoded.removeAll()
+        sawOtherReference = false
         var isDecodedASCII = isASCII
         var k = 0
         while let ampersand = XMLMarkupPrescan.find(text, UInt8(ascii: "&"), from: k) {
             // The text since the last reference, in one copy.
             decoded.append(base + k, count: ampersand - k)
             guard let (character, width) = Self.reference(text, at: ampersand) else { return nil }
+            if layoutCheck.isCanonical, text[ampersand + 1] == UInt8(ascii: "#") || (character != 0x26 && character != 0x3C && character != 0x3E) {
+                sawOtherReference = true
+            }
             if character >= 0x80 { isDecodedASCII = false }
             decoded.appendUTF8(codePoint: character)
             k = ampersand + width
