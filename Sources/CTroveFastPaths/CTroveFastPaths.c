@@ -409,3 +409,42 @@ size_t trove_xml_text_end(const unsigned char *bytes, size_t count, unsigned *se
     *seen |= flags;
     return i;
 }
+
+size_t trove_xml_first_escaped(const unsigned char *bytes, size_t count) {
+    size_t i = 0;
+    const trove_bytes16 two = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+    for (; i + 16 <= count; i += 16) {
+        trove_bytes16 v;
+        memcpy(&v, bytes + i, 16);
+        // `<` (0x3C) and `>` (0x3E) differ in one bit: one compare finds both.
+        if (any_byte16((trove_bytes16)((v | two) == '>') | (trove_bytes16)(v == '&'))) break;
+    }
+    for (; i < count; i++) {
+        unsigned char c = bytes[i];
+        if (c == '&' || c == '<' || c == '>') return i;
+    }
+    return count;
+}
+
+static inline unsigned char is_base64_letter(unsigned char c) {
+    unsigned char letter = (unsigned char)((c | 0x20) - 'a') < 26;
+    unsigned char digit = (unsigned char)(c - '0') < 10;
+    return letter | digit | (c == '+') | (c == '/');
+}
+
+int trove_is_base64_letters(const unsigned char *bytes, size_t count) {
+    size_t i = 0;
+    const trove_bytes16 ones = ~(trove_bytes16){0};
+    for (; i + 16 <= count; i += 16) {
+        trove_bytes16 v;
+        memcpy(&v, bytes + i, 16);
+        trove_bytes16 letter = (trove_bytes16)((trove_bytes16)((v | 0x20) - 'a') < 26);
+        trove_bytes16 digit = (trove_bytes16)((trove_bytes16)(v - '0') < 10);
+        trove_bytes16 ok = letter | digit | (trove_bytes16)(v == '+') | (trove_bytes16)(v == '/');
+        if (any_byte16(ok ^ ones)) return 0;
+    }
+    for (; i < count; i++) {
+        if (!is_base64_letter(bytes[i])) return 0;
+    }
+    return 1;
+}

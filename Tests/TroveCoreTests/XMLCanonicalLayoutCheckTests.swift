@@ -107,6 +107,33 @@ struct XMLCanonicalLayoutCheckTests {
         }
     }
 
+    @Test("base64 is called canonical exactly when it is the writer's spelling of what it decodes to")
+    func canonicalData() throws {
+        var g = SplitMix(seed: 0x5CA7_0103)
+        var mutator = ByteMutator(random: SplitMix(seed: 0x5CA7_0104), alphabet: Array("AB=\n\t/+a0!".utf8), emptyReplacement: 0x0A)
+        func isCanonical(_ text: [UInt8], _ count: Int, _ depth: Int) -> Bool {
+            text.withUnsafeBufferPointer { XMLCanonicalLayoutCheck.isCanonicalData($0, count: count, depth: depth) }
+        }
+        for round in 0..<600 {
+            let bytes = (0..<g.below(130)).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+            let depth = g.below(11)
+            var spelled = ByteBuffer()
+            XMLCanonicalSpelling.appendDataContent(Data(bytes), depth: depth, to: &spelled)
+            let text = spelled.withUnsafeBufferPointer { Array($0) }
+            #expect(isCanonical(text, bytes.count, depth), "round \(round): the writer's spelling")
+            let mutated = mutator.mutated(text)
+            let decoded = mutated.withUnsafeBufferPointer { try? XMLScalarSyntax.decodeBase64($0) }
+            if decoded == bytes {
+                #expect(isCanonical(mutated, bytes.count, depth) == (mutated == text), "round \(round): \(String(decoding: mutated, as: UTF8.self).debugDescription)")
+            }
+        }
+        // The bits after the last byte: "AB==" decodes to the same byte as "AA==".
+        #expect(isCanonical(Array("\nAA==\n".utf8), 1, 0))
+        #expect(!isCanonical(Array("\nAB==\n".utf8), 1, 0))
+        #expect(isCanonical(Array("\nAAE=\n".utf8), 2, 0))
+        #expect(!isCanonical(Array("\nAAE\n".utf8), 2, 0))
+    }
+
     @Test("mutated canonical documents: whatever the scanner calls canonical has no notes")
     func mutatedDocuments() throws {
         let value: PlistValue = [

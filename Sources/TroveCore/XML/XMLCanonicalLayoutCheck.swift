@@ -1,3 +1,4 @@
+import CTroveFastPaths
 import Foundation
 
 /// Decides, while ``XMLCommonSubsetScanner`` reads a document for a lossless read, whether every
@@ -17,13 +18,22 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
     private(set) var isCanonical = true
     /// The next node number.
     private(set) var nodeCount = 0
-    /// Every finished container's shape, by node number.
-    private(set) var containers: [Int: XMLContainerShape] = [:]
+    /// Every finished container's node number and shape, in the order they closed: gathered in
+    /// an array and hashed once at the end into a dictionary of the right size, rather than
+    /// rehashed each time a growing dictionary doubles.
+    private var shapes: [(node: Int, shape: XMLContainerShape)] = []
     private var scratch = ByteBuffer()
+
+    /// Every finished container's shape, by node number.
+    var containers: [Int: XMLContainerShape] {
+        var byNode = [Int: XMLContainerShape](minimumCapacity: shapes.count)
+        for (node, shape) in shapes { byNode[node] = shape }
+        return byNode
+    }
 
     mutating func giveUp() {
         isCanonical = false
-        containers = [:]
+        shapes = []
     }
 
     /// Numbers a new node (a value element or a dictionary key) and returns its number.
@@ -37,12 +47,12 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
     mutating func closeContainer(at index: Int, isDictionary: Bool, childCount: Int) {
         // A container written with a start and an end tag but no child is `<array/>` canonically.
         guard childCount > 0 else { return giveUp() }
-        containers[index] = XMLContainerShape(isDictionary: isDictionary, childCount: childCount, subtreeSize: nodeCount - index)
+        shapes.append((index, XMLContainerShape(isDictionary: isDictionary, childCount: childCount, subtreeSize: nodeCount - index)))
     }
 
     /// Records an array or dictionary written as an empty-element tag, node `index`.
     mutating func closeEmptyContainer(at index: Int, isDictionary: Bool) {
-        containers[index] = XMLContainerShape(isDictionary: isDictionary, childCount: 0, subtreeSize: 1)
+        shapes.append((index, XMLContainerShape(isDictionary: isDictionary, childCount: 0, subtreeSize: 1)))
     }
 
     /// A dictionary opened as node `index` turned out to be a UID, which is one node: the key
@@ -82,6 +92,57 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
         }
     }
 
+    /// Whether `text`, which the reader decoded to `count` bytes, is their canonical base64 at
+    /// `depth` (see ``XMLCanonicalSpelling/appendDataContent(_:depth:to:)``), decided without
+    /// encoding them again: text of the canonical shape (line breaks, tabs, letters, padding
+    /// and zero bits after the last byte) is the canonical spelling of what it decodes to.
+    static func isCanonicalData(_ text: UnsafeBufferPointer<UInt8>, count n: Int, depth: Int) -> Bool {
+        let indent = min(depth, 8)
+        let lineLength = 76 - 8 * indent
+        let encodedCount = (n + 2) / 3 * 4
+        let lineCount = (encodedCount + lineLength - 1) / lineLength
+        guard let p = text.baseAddress, text.count == 1 + encodedCount + lineCount * (indent + 1) + depth, p[0] == 0x0A else {
+            return false
+        }
+        let padding = (3 - n % 3) % 3
+        var k = 1
+        var remaining = encodedCount
+        while remaining > 0 {
+            for _ in 0..<indent {
+                guard p[k] == 0x09 else { return false }
+                k += 1
+            }
+            let length = min(lineLength, remaining)
+            remaining -= length
+            let letters = remaining == 0 ? length - padding : length
+            guard trove_is_base64_letters(p + k, letters) != 0 else { return false }
+            for j in letters..<length where p[k + j] != UInt8(ascii: "=") { return false }
+            if remaining == 0, padding > 0 {
+                // The bits after the last byte, which a decoder drops, are zero canonically.
+                let last = p[k + letters - 1]
+                guard base64Value(last) & (padding == 1 ? 0x3 : 0xF) == 0 else { return false }
+            }
+            k += length
+            guard p[k] == 0x0A else { return false }
+            k += 1
+        }
+        for _ in 0..<depth {
+            guard p[k] == 0x09 else { return false }
+            k += 1
+        }
+        return true
+    }
+
+    private static func base64Value(_ c: UInt8) -> UInt8 {
+        switch c {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): c - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): c - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): 62
+        default: 63
+        }
+    }
+
     /// Checks a scalar's content (`text`, between its tags) against the canonical spelling of
     /// `value` at `depth`. Strings are decided by the scanner, which saw their references.
     mutating func checkContent(_ text: UnsafeBufferPointer<UInt8>, of value: PlistValue, depth: Int) {
@@ -90,7 +151,8 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
         switch value {
         case .integer(let n): decided = XMLCanonicalSpelling.isCanonicalInteger(text, n)
         case .date(let d): decided = XMLCanonicalSpelling.isCanonicalDate(text, d)
-        case .real, .data: decided = nil
+        case .data(let d): decided = Self.isCanonicalData(text, count: d.count, depth: depth)
+        case .real: decided = nil
         default: return giveUp()
         }
         if let decided {
