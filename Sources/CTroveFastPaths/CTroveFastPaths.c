@@ -367,3 +367,84 @@ size_t trove_first_control_or_ef(const unsigned char *bytes, size_t count) {
     }
     return count;
 }
+
+// MARK: - XML common-subset scanner
+
+typedef unsigned char trove_bytes16 __attribute__((vector_size(16)));
+
+/// Whether any byte of `v` is nonzero.
+static inline uint64_t any_byte16(trove_bytes16 v) {
+    uint64_t low, high;
+    memcpy(&low, &v, 8);
+    memcpy(&high, (const unsigned char *)&v + 8, 8);
+    return low | high;
+}
+
+size_t trove_xml_text_end(const unsigned char *bytes, size_t count, unsigned *seen) {
+    size_t i = 0;
+    trove_bytes16 ampersands = {0}, brackets = {0}, all = {0};
+    for (; i + 16 <= count; i += 16) {
+        trove_bytes16 v;
+        memcpy(&v, bytes + i, 16);
+        // The block that holds the `<` is looked at byte by byte below, so that nothing after
+        // the `<` counts.
+        if (any_byte16((trove_bytes16)(v == '<'))) break;
+        ampersands |= (trove_bytes16)(v == '&');
+        brackets |= (trove_bytes16)(v == ']');
+        all |= v;
+    }
+    unsigned flags = 0;
+    if (any_byte16(ampersands)) flags |= TROVE_XML_TEXT_AMPERSAND;
+    if (any_byte16(brackets)) flags |= TROVE_XML_TEXT_BRACKET;
+    if (any_byte16(all & (trove_bytes16){0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80})) {
+        flags |= TROVE_XML_TEXT_NON_ASCII;
+    }
+    for (; i < count; i++) {
+        unsigned char c = bytes[i];
+        if (c == '<') break;
+        if (c >= 0x80) flags |= TROVE_XML_TEXT_NON_ASCII;
+        else if (c == '&') flags |= TROVE_XML_TEXT_AMPERSAND;
+        else if (c == ']') flags |= TROVE_XML_TEXT_BRACKET;
+    }
+    *seen |= flags;
+    return i;
+}
+
+size_t trove_xml_first_escaped(const unsigned char *bytes, size_t count) {
+    size_t i = 0;
+    const trove_bytes16 two = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+    for (; i + 16 <= count; i += 16) {
+        trove_bytes16 v;
+        memcpy(&v, bytes + i, 16);
+        // `<` (0x3C) and `>` (0x3E) differ in one bit: one compare finds both.
+        if (any_byte16((trove_bytes16)((v | two) == '>') | (trove_bytes16)(v == '&'))) break;
+    }
+    for (; i < count; i++) {
+        unsigned char c = bytes[i];
+        if (c == '&' || c == '<' || c == '>') return i;
+    }
+    return count;
+}
+
+static inline unsigned char is_base64_letter(unsigned char c) {
+    unsigned char letter = (unsigned char)((c | 0x20) - 'a') < 26;
+    unsigned char digit = (unsigned char)(c - '0') < 10;
+    return letter | digit | (c == '+') | (c == '/');
+}
+
+int trove_is_base64_letters(const unsigned char *bytes, size_t count) {
+    size_t i = 0;
+    const trove_bytes16 ones = ~(trove_bytes16){0};
+    for (; i + 16 <= count; i += 16) {
+        trove_bytes16 v;
+        memcpy(&v, bytes + i, 16);
+        trove_bytes16 letter = (trove_bytes16)((trove_bytes16)((v | 0x20) - 'a') < 26);
+        trove_bytes16 digit = (trove_bytes16)((trove_bytes16)(v - '0') < 10);
+        trove_bytes16 ok = letter | digit | (trove_bytes16)(v == '+') | (trove_bytes16)(v == '/');
+        if (any_byte16(ok ^ ones)) return 0;
+    }
+    for (; i < count; i++) {
+        if (!is_base64_letter(bytes[i])) return 0;
+    }
+    return 1;
+}

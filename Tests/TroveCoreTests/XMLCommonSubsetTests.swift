@@ -78,9 +78,8 @@ struct XMLCommonSubsetTests {
             let bytes = try XMLPlistWriter().write(value)
             if Self.checkAgreement(bytes, "generated document \(round)") { accepted += 1 }
         }
-        // Strings with raw carriage returns and controls, which only libxml2's path reads, are
-        // common in the generator; the rest must be accepted.
-        #expect(accepted > rounds / 4)
+        print("xml common subset: \(accepted) generated documents read without libxml2")
+        #expect(accepted > rounds / 2)
     }
 
     @Test("mutated documents: whatever the scanner accepts, libxml2's path reads the same")
@@ -108,8 +107,6 @@ struct XMLCommonSubsetTests {
 
     @Test("what the scanner leaves to libxml2", arguments: [
         // CF-specific readings and the markup outside the subset.
-        "<plist version=\"1.0\"><string>a\rb</string></plist>",
-        "<plist version=\"1.0\"><string>a\u{1}b</string></plist>",
         "<plist version=\"1.0\"><string>&#0;</string></plist>",
         "<plist version=\"1.0\"><string>&nbsp;</string></plist>",
         "<plist version=\"1.0\"><string><![CDATA[x]]></string></plist>",
@@ -123,7 +120,6 @@ struct XMLCommonSubsetTests {
         "<plist version=\"1.0\"></plist>",
         "text<plist version=\"1.0\"><array/></plist>",
         " <?xml version=\"1.0\"?><plist version=\"1.0\"><array/></plist>",
-        "<plist version=\"1.0\"><string>\u{FFFF}</string></plist>",
         "<plist version=\"1.0\"><Array/></plist>",
     ])
     func leftToLibXML2(_ document: String) {
@@ -151,6 +147,13 @@ struct XMLCommonSubsetTests {
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n<plist version=\"1.0\">\n<array><key>k</key><string>a]b]]c</string></array>\n</plist>\ntrailing text is never read",
             "<plist version=\"1.0\"><dict><key>CF$UID</key><integer>0x10</integer></dict></plist>",
             "<plist version=\"1.0\"><string>&#x1F600;&#9;&#13;&quot;&apos;</string></plist>",
+            // Raw controls, carriage returns and U+FFFE/U+FFFF in text, which CF keeps: the
+            // libxml2 path keeps them through character references, and after one of them it
+            // must still decode the references that follow.
+            "<plist version=\"1.0\"><string>a\rb\r\nc\u{0}\u{1}\u{1F}</string></plist>",
+            "<plist version=\"1.0\"><dict><key>\u{1}k\r</key><string>\u{FFFE}x\u{FFFF}</string></dict></plist>",
+            "<plist version=\"1.0\"><array><string>\u{2}&amp;&lt;\u{3}&#65;&gt;</string><key>\u{1}</key></array></plist>",
+            "<plist version=\"1.0\"><array><data>AA\rEC\u{1}</data><string>\u{8}</string></array></plist>",
         ]
         for document in documents { #expect(Self.checkAgreement(Array(document.utf8), document)) }
         let (scanned, _) = Self.bothPaths(Array("<plist><dict><key>CF$UID</key><integer>3</integer></dict></plist>".utf8))

@@ -65,19 +65,20 @@ enum XMLCanonicalSpelling {
     static func appendEscaped(_ s: String, to out: inout ByteBuffer) {
         var s = s
         s.withUTF8 { u in
+            guard let base = u.baseAddress else { return }
             var start = 0
-            for i in 0..<u.count {
-                let c = u[i]
-                guard c == UInt8(ascii: "&") || c == UInt8(ascii: "<") || c == UInt8(ascii: ">") else { continue }
+            while start < u.count {
+                // The run up to the next character to escape, found 16 bytes a step.
+                let i = start + trove_xml_first_escaped(base + start, u.count - start)
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
-                switch c {
+                guard i < u.count else { return }
+                switch u[i] {
                 case UInt8(ascii: "&"): append("&amp;", to: &out)
                 case UInt8(ascii: "<"): append("&lt;", to: &out)
                 default: append("&gt;", to: &out)
                 }
                 start = i + 1
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<u.count]))
         }
     }
 

@@ -1,3 +1,5 @@
+import CTroveFastPaths
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -15,8 +17,8 @@ import Foundation
 /// attribute and namespace handling, its own buffers) was most of the time of reading a document.
 ///
 /// It never reports an error. On anything outside the subset, or anything the libxml2 path
-/// would refuse or read in a CF-specific way (control characters, a CDATA section, an unknown
-/// entity, a limit reached, malformed markup), it returns nil and the reader parses the document
+/// would refuse or read in a CF-specific way (a CDATA section, an unknown entity, a reference to
+/// a character XML forbids, a limit reached, malformed markup), it returns nil and the reader parses the document
 /// again with libxml2, which then decides. So the subset only has to be recognised exactly, never
 /// diagnosed; the libxml2 path stays the reference, and the `xml` fuzz target checks that both give
 /// the same value for every document the scanner accepts.
@@ -29,6 +31,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
         /// on `keys`; a dictionary holds one more key than values while a key waits for its value.
         var valueBase: Int
         var keyBase: Int
+        /// The container's node number in the layout's numbering, while that is kept.
+        var node = 0
     }
 
     private let b: UnsafeBufferPointer<UInt8>
@@ -47,20 +51,38 @@ struct XMLCommonSubsetScanner: ~Copyable {
     private var result: PlistValue?
     private var layoutIsUnreliable = false
     private var hasRepeatedKeys = false
+    /// For a lossless read: whether the document is canonical, checked along the way.
+    private var layoutCheck = XMLCanonicalLayoutCheck()
+    /// Where the root value's last `>` ended, once it has.
+    private var rootValueEnd = -1
+    /// Set by `makeString` when a reference is not one the canonical writer writes.
+    private var sawOtherReference = false
 
     /// What the scanner gives the reader: the same as a libxml2 parse of the document.
     struct Outcome {
         var value: PlistValue
         var layoutIsUnreliable: Bool
         var hasRepeatedKeys: Bool
+        /// When the document was checked and found canonical: the shapes of its containers,
+        /// all its layout holds besides the encoding (see ``XMLCanonicalLayoutCheck``).
+        var canonicalLayoutShapes: [Int: XMLContainerShape]?
     }
 
     /// The document `b` (UTF-8) read, or nil when the libxml2 path must read it.
-    static func read(_ b: UnsafeBufferPointer<UInt8>, limits: PlistLimits) -> Outcome? {
+    /// `checkingLayout`: also decide whether the document is canonical.
+    static func read(_ b: UnsafeBufferPointer<UInt8>, limits: PlistLimits, checkingLayout: Bool = false) -> Outcome? {
         guard let base = b.baseAddress, b.count > 0 else { return nil }
         var scanner = XMLCommonSubsetScanner(b, base: base, limits: limits)
+        if !checkingLayout { scanner.layoutCheck.giveUp() }
         guard scanner.skipProlog(), scanner.readRoot(), let value = scanner.result else { return nil }
-        return Outcome(value: value, layoutIsUnreliable: scanner.layoutIsUnreliable, hasRepeatedKeys: scanner.hasRepeatedKeys)
+        var shapes: [Int: XMLContainerShape]?
+        if scanner.layoutCheck.isCanonical, !scanner.hasRepeatedKeys, !scanner.layoutIsUnreliable, scanner.rootValueEnd >= 0 {
+            scanner.layoutCheck.checkEpilog(base + scanner.rootValueEnd, count: scanner.n - scanner.rootValueEnd)
+            if scanner.layoutCheck.isCanonical { shapes = scanner.layoutCheck.containers }
+        }
+        return Outcome(
+            value: value, layoutIsUnreliable: scanner.layoutIsUnreliable, hasRepeatedKeys: scanner.hasRepeatedKeys,
+            canonicalLayoutShapes: shapes)
     }
 
     private init(_ b: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, limits: PlistLimits) {
@@ -157,6 +179,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
                 guard closeContainer() else { return false }
             } else if next == UInt8(ascii: "!") {
                 guard !frames.isEmpty, matches("<!--", at: i), skipComment() else { return false }
+                layoutCheck.giveUp()
             } else {
                 guard openElement() else { return false }
             }
@@ -169,6 +192,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     /// Reads the start tag at `i`; a scalar is read to its end tag, a container is opened.
     private mutating func openElement() -> Bool {
+        let tagStart = i
         var j = i + 1
         while j < n, p[j] >= UInt8(ascii: "a"), p[j] <= UInt8(ascii: "z") { j += 1 }
         guard j < n, let kind = XMLElementKind(name: p + i + 1, count: j - i - 1) else { return false }
@@ -205,15 +229,21 @@ struct XMLCommonSubsetScanner: ~Copyable {
             }
         }
 
+        var node = 0
+        if layoutCheck.isCanonical, kind != .plist {
+            node = checkElementStart(kind, at: tagStart, isEmpty: isEmpty, isDictionaryKey: isDictionaryKey)
+        }
+
         switch kind {
         case .array, .dict:
             containerDepth += 1
             guard containerDepth <= limits.maxDepth else { return false }
             if isEmpty {
                 containerDepth -= 1
+                if layoutCheck.isCanonical { layoutCheck.closeEmptyContainer(at: node, isDictionary: kind == .dict) }
                 return deliver(kind == .array ? .array([]) : .dictionary(takeDictionary(keyBase: keys.count, valueBase: values.count)))
             }
-            frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count))
+            frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count, node: node))
             return true
         case .plist:
             guard !isEmpty else { return false }
@@ -227,6 +257,9 @@ struct XMLCommonSubsetScanner: ~Copyable {
     /// Reads the end tag at `i`, which must close the innermost container.
     private mutating func closeContainer() -> Bool {
         guard let frame = frames.last, let width = endTag(of: frame.kind, at: i) else { return false }
+        if layoutCheck.isCanonical, frame.kind != .plist {
+            layoutCheck.checkGap(before: i, in: p, depth: containerDepth - 1)
+        }
         i += width
         frames.removeLast()
         switch frame.kind {
@@ -235,53 +268,65 @@ struct XMLCommonSubsetScanner: ~Copyable {
             return deliver(values.popLast())
         case .array:
             containerDepth -= 1
+            if layoutCheck.isCanonical {
+                layoutCheck.closeContainer(at: frame.node, isDictionary: false, childCount: values.count - frame.valueBase)
+            }
             return deliver(.array(values.popArray(from: frame.valueBase)))
         default:
             containerDepth -= 1
             guard !hasPendingKey(frame) else { return false }
-            return deliver(XMLParseSession.dictionaryOrUID(takeDictionary(keyBase: frame.keyBase, valueBase: frame.valueBase)))
+            let dictionary = takeDictionary(keyBase: frame.keyBase, valueBase: frame.valueBase)
+            let value = XMLParseSession.dictionaryOrUID(dictionary)
+            if layoutCheck.isCanonical {
+                if case .uid(let uid) = value {
+                    // Canonical when its integer was the UID's own number, which CF writes.
+                    guard case .integer(let n)? = dictionary["CF$UID"], n == PlistInteger(uid) else {
+                        layoutCheck.giveUp()
+                        return deliver(value)
+                    }
+                    layoutCheck.closeUID(at: frame.node)
+                } else {
+                    layoutCheck.closeContainer(at: frame.node, isDictionary: true, childCount: dictionary.count)
+                }
+            }
+            return deliver(value)
         }
+    }
+
+    /// The layout check at the start tag at `tagStart` of a value element or key: its gap (or,
+    /// for the root value, the prolog) and its tag form. Returns the element's node number.
+    private mutating func checkElementStart(_ kind: XMLElementKind, at tagStart: Int, isEmpty: Bool, isDictionaryKey: Bool) -> Int {
+        if containerDepth == 0 {
+            // The root value; a scalar root is left to the layout scanner, which takes the
+            // document's indentation from the text after the root's start tag.
+            if !kind.isContainer { layoutCheck.giveUp() }
+            layoutCheck.checkProlog(p, count: tagStart)
+        } else {
+            layoutCheck.checkGap(before: tagStart, in: p, depth: containerDepth)
+        }
+        switch kind {
+        case .true, .false: if !isEmpty { layoutCheck.giveUp() }
+        case .array, .dict: break
+        case .key: if isEmpty || !isDictionaryKey { layoutCheck.giveUp() }
+        default: if isEmpty { layoutCheck.giveUp() }
+        }
+        return layoutCheck.takeNodeNumber()
     }
 
     /// Reads a scalar's text and its end tag; `i` stands after its start tag.
     private mutating func readScalar(_ kind: XMLElementKind, isEmpty: Bool, isDictionaryKey: Bool) -> Bool {
         let start = i
-        var hasReferences = false
-        var isASCII = true
-        // The high bits of the words passed whole: multi-byte characters in them.
-        var highBits: UInt64 = 0
+        var seen: UInt32 = 0
         if !isEmpty {
-            scan: while i < n {
-                // Eight bytes at a time past the plain ones (none of `<`, `&`, `]`, a control or
-                // a byte of a multi-byte character), then the word that holds one byte by byte.
-                while i + 8 <= n {
-                    let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-                    if Self.holdsSpecialByte(word) { break }
-                    highBits |= word
-                    i += 8
-                }
-                let wordEnd = min(i + 8, n)
-                while i < wordEnd {
-                    let c = p[i]
-                    if c == UInt8(ascii: "<") { break scan }
-                    if c < 0x20 {
-                        // CF keeps a carriage return and other controls that XML would change or
-                        // refuse; the libxml2 path knows how.
-                        guard c == 0x09 || c == 0x0A else { return false }
-                    } else if c >= 0x80 {
-                        isASCII = false
-                        // U+FFFE and U+FFFF, which XML forbids and CF keeps.
-                        if c == 0xEF, i + 2 < n, p[i + 1] == 0xBF, p[i + 2] >= 0xBE { return false }
-                    } else if c == UInt8(ascii: "&") {
-                        hasReferences = true
-                    } else if c == UInt8(ascii: "]") {
-                        if matches("]]>", at: i) { return false }
-                    }
-                    i += 1
-                }
-            }
+            // Controls (a carriage return among them) and U+FFFE/U+FFFF, which XML changes or
+            // refuses, stay as they are: CF keeps them, and so does the libxml2 path (its
+            // prescan hands them through as character references).
+            i += trove_xml_text_end(p + i, n - i, &seen)
+            // `]]>` ends a CDATA section, and libxml2 refuses it in text.
+            if seen & UInt32(TROVE_XML_TEXT_BRACKET) != 0, containsCDATAEnd(from: start, to: i) { return false }
         }
-        if highBits & 0x8080_8080_8080_8080 != 0 { isASCII = false }
+        let hasReferences = seen & UInt32(TROVE_XML_TEXT_AMPERSAND) != 0
+        let isASCII = seen & UInt32(TROVE_XML_TEXT_NON_ASCII) == 0
         let text = UnsafeBufferPointer(start: p + start, count: i - start)
         guard text.count <= limits.maxDecodedBytes else { return false }
         if !isEmpty {
@@ -293,6 +338,10 @@ struct XMLCommonSubsetScanner: ~Copyable {
         switch kind {
         case .key, .string:
             guard let string = makeString(text, hasReferences: hasReferences, isASCII: isASCII) else { return false }
+            // The canonical writer escapes `&`, `<` and `>` with the named entities, and nothing else.
+            if layoutCheck.isCanonical, sawOtherReference || XMLMarkupPrescan.find(text, UInt8(ascii: ">"), from: 0) != nil {
+                layoutCheck.giveUp()
+            }
             if isDictionaryKey {
                 keys.push(string)
                 return true
@@ -313,6 +362,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
             } catch {
                 return false
             }
+            if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth) }
         }
         return deliver(value)
     }
@@ -329,6 +379,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
         default: break
         }
         guard meter.countValue() == nil, bytes == 0 || meter.countBytes(bytes) == nil else { return false }
+        if containerDepth == 0, rootValueEnd < 0 { rootValueEnd = i }
         if frames.isEmpty {
             result = value
         } else {
@@ -354,27 +405,30 @@ struct XMLCommonSubsetScanner: ~Copyable {
     /// reference this scanner leaves to libxml2.
     private mutating func makeString(_ text: UnsafeBufferPointer<UInt8>, hasReferences: Bool, isASCII: Bool) -> String? {
         guard hasReferences else {
+            sawOtherReference = false
             if isASCII { return String(provenUTF8: text, isASCII: true) }
             return UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer(text)) ? String(provenUTF8: text, isASCII: false) : nil
         }
+        // References are ASCII, so the text is valid UTF-8 exactly when the runs between them
+        // are, and the decoded text then is too (a reference stands for a Unicode scalar).
+        guard let base = text.baseAddress, isASCII || UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer(text)) else { return nil }
         decoded.removeAll()
-        guard let base = text.baseAddress else { return nil }
+        sawOtherReference = false
+        var isDecodedASCII = isASCII
         var k = 0
-        var runStart = 0
-        while k < text.count {
-            guard text[k] == UInt8(ascii: "&") else {
-                k += 1
-                continue
-            }
+        while let ampersand = XMLMarkupPrescan.find(text, UInt8(ascii: "&"), from: k) {
             // The text since the last reference, in one copy.
-            decoded.append(base + runStart, count: k - runStart)
-            guard let (character, width) = Self.reference(text, at: k) else { return nil }
+            decoded.append(base + k, count: ampersand - k)
+            guard let (character, width) = Self.reference(text, at: ampersand) else { return nil }
+            if layoutCheck.isCanonical, text[ampersand + 1] == UInt8(ascii: "#") || (character != 0x26 && character != 0x3C && character != 0x3E) {
+                sawOtherReference = true
+            }
+            if character >= 0x80 { isDecodedASCII = false }
             decoded.appendUTF8(codePoint: character)
-            k += width
-            runStart = k
+            k = ampersand + width
         }
-        decoded.append(base + runStart, count: text.count - runStart)
-        return decoded.withUnsafeBufferPointer { UnicodeTranscoder.isValidUTF8(UnsafeRawBufferPointer($0)) ? String(provenUTF8: $0, isASCII: false) : nil }
+        decoded.append(base + k, count: text.count - k)
+        return decoded.withUnsafeBufferPointer { String(provenUTF8: $0, isASCII: isDecodedASCII) }
     }
 
     /// The character the reference at `k` stands for and the reference's width, for the five
@@ -419,18 +473,14 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     // MARK: Bytes
 
-    /// Whether any byte of `word` is `<`, `&`, `]`, a control (below 0x20) or 0xEF (the lead byte
-    /// of U+FFFE and U+FFFF). Other bytes of multi-byte characters pass: the caller collects their
-    /// high bits. Exact where it says no; a yes may be wrong for the bytes after a real one
-    /// (borrows), which the caller then looks at one by one.
-    @inline(__always)
-    private static func holdsSpecialByte(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always) func zeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x }
-        let found = zeroByte(word ^ (ones &* 0x3C)) | zeroByte(word ^ (ones &* 0x26)) | zeroByte(word ^ (ones &* 0x5D))
-            | zeroByte(word ^ (ones &* 0xEF)) | ((word &- ones &* 0x20) & ~word)
-        return found & highs != 0
+    /// Whether `]]>` stands in `start..<end`.
+    private func containsCDATAEnd(from start: Int, to end: Int) -> Bool {
+        var k = start
+        while k + 3 <= end {
+            if p[k] == UInt8(ascii: "]"), p[k + 1] == UInt8(ascii: "]"), p[k + 2] == UInt8(ascii: ">") { return true }
+            k += 1
+        }
+        return false
     }
 
     /// The width of `kind`'s end tag if it stands at `k`, compared a word at a time: the tag is

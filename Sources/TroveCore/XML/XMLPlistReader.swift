@@ -53,7 +53,13 @@ public struct XMLPlistReader: Sendable {
         utf8 b: UnsafeBufferPointer<UInt8>, encoding: XMLTextEncoding, keepingLayout: Bool
     ) throws(PlistError) -> (value: PlistValue, layout: XMLLayout?) {
         let session: XMLParseOutcome
-        if usesCommonSubsetScanner, let scanned = XMLCommonSubsetScanner.read(b, limits: limits) {
+        if usesCommonSubsetScanner, let scanned = XMLCommonSubsetScanner.read(b, limits: limits, checkingLayout: keepingLayout) {
+            if keepingLayout, let shapes = scanned.canonicalLayoutShapes {
+                // A canonical document: its notes are empty, and the scanner has its shapes.
+                var layout = XMLLayout(encoding: encoding)
+                layout.containers = shapes
+                return (scanned.value, layout)
+            }
             session = XMLParseOutcome(
                 result: scanned.value, layoutIsUnreliable: scanned.layoutIsUnreliable, hasRepeatedKeys: scanned.hasRepeatedKeys)
         } else {
