@@ -26,8 +26,9 @@ import Foundation
 ///
 /// Invariants: a `.scalar` slot's bytes `encoded[first ..< first + count]` are its canonical
 /// encoding; a `.spelledScalar(keyCount:)` slot's canonical encoding follows its own bytes; a
-/// container's children are `children[first ..< first + count]` and its value is
-/// `containerValues[value]`. Only scalar slots are in the uniquing table.
+/// container's children are the orders `children[first ..< first + count]` and its value is
+/// `containerValues[value]`. No two slots share an order. Only scalar slots are in the uniquing
+/// table.
 struct BinaryObjectPlanner: ~Copyable {
     /// What a planned object holds.
     enum Content {
@@ -43,6 +44,10 @@ struct BinaryObjectPlanner: ~Copyable {
         case dictionary(value: Int)
         /// An unreferenced object encoded exactly like another slot.
         case copy(of: Int)
+        /// A data object of ``BinaryLargeDataTable/minimumCount`` bytes or more that took over a
+        /// noted object: its marker (in the noted spelling) in `encoded`, its payload left in the
+        /// value, at `largePayloads[payload]`, and copied once, into the output.
+        case largeData(payload: Int)
     }
 
     /// One object of the output.
@@ -59,7 +64,8 @@ struct BinaryObjectPlanner: ~Copyable {
         var count = 0
 
         /// Where the canonical encoding of a scalar lies in `encoded`; nil for containers and
-        /// copies, which are never uniqued.
+        /// copies, which are never uniqued, and for large data, whose bytes are written to
+        /// `encoded` only when the uniquing index is built.
         var uniquingKey: (first: Int, count: Int)? {
             switch content {
             case .scalar: (first, count)
@@ -75,14 +81,17 @@ struct BinaryObjectPlanner: ~Copyable {
     /// would expand past ``PlistLimits/maxExpandedValues`` stops instead of planning each copy.
     var meter = LimitMeter(limits: .default)
     private(set) var slots: [Slot] = []
-    /// Every container's child slots: a container reserves its run when it is planned, and each
-    /// child's slot is filled in as soon as it is known (a container's own slot is known before
-    /// its children are planned).
+    /// Every container's children, by their slots' orders (which the encoder turns into object
+    /// indices without going through the slots): a container reserves its run when it is planned,
+    /// and each child's order is filled in as soon as it is known (a container's own slot is known
+    /// before its children are planned).
     private(set) var children = MovingStack<Int>(capacity: 256)
     /// The bytes of every scalar slot (and the canonical keys of respelled ones), in slot order.
     private(set) var encoded = ByteBuffer(capacity: 1024)
     /// The value of each container slot, for deciding whether a node may share it.
     private var containerValues: [PlistValue] = []
+    /// The payloads of `.largeData` slots.
+    private(set) var largePayloads: [Data] = []
     /// The bytes the output's scalar objects and copies take (a copied container's at most), so
     /// that the encoder allocates its output once.
     private(set) var scalarBytes = 0
@@ -137,6 +146,9 @@ struct BinaryObjectPlanner: ~Copyable {
     deinit { walkExtents?.deallocate() }
 
     var notedObjectCount: Int { encodings.count }
+
+    /// The orders handed out: every noted object's, claimed or not, and each new object's.
+    var orderCount: Int { notedObjectCount + newObjectCount }
 
     // MARK: - Planning
 
@@ -206,7 +218,7 @@ struct BinaryObjectPlanner: ~Copyable {
                     let child = frame.elements[i]
                     let firstChild = frame.firstChild
                     slot = try planContainer(child, notedAt: position, depth: frame.depth + 1, frame: &frame, stack: &stack)
-                    children[firstChild + i] = slot
+                    children[firstChild + i] = slots[slot].order
                     continue
                 }
                 slot = try planScalar(frame.elements[i], notedAt: position)
@@ -219,19 +231,24 @@ struct BinaryObjectPlanner: ~Copyable {
                     let child = frame.values[j]
                     let firstChild = frame.firstChild
                     slot = try planContainer(child, notedAt: position, depth: frame.depth + 1, frame: &frame, stack: &stack)
-                    children[firstChild + i] = slot
+                    children[firstChild + i] = slots[slot].order
                     continue
                 }
                 slot = try planScalar(frame.values[j], notedAt: position)
             }
-            children[frame.firstChild + i] = slot
+            children[frame.firstChild + i] = slots[slot].order
         }
         if let layout {
             for copy in layout.copies {
                 let original = holderOfObject[Int(copy.original)]
                 guard holderOfObject[Int(copy.object)] < 0, original >= 0 else { continue }
                 slots.append(Slot(order: Int(copy.object), content: .copy(of: original)))
-                scalarBytes += slots[original].uniquingKey == nil ? 9 + 8 * slots[original].count : slots[original].count
+                let bytes = switch slots[original].content {
+                case .scalar, .spelledScalar: slots[original].count
+                case .largeData(let payload): slots[original].count + largePayloads[payload].count
+                default: 9 + 8 * slots[original].count
+                }
+                scalarBytes += bytes
             }
         }
         return top
@@ -247,6 +264,9 @@ struct BinaryObjectPlanner: ~Copyable {
             // CoreFoundation does not unique booleans and UIDs: it appends each occurrence as an
             // object of its own, but every reference names the first.
             listsRepeats = true
+        case .data(let payload) where payload.count >= BinaryLargeDataTable.minimumCount:
+            if !uniquingBuilt, let position, let slot = planLargeData(payload, notedAt: position) { return slot }
+            listsRepeats = false
         default:
             listsRepeats = false
         }
@@ -255,6 +275,30 @@ struct BinaryObjectPlanner: ~Copyable {
             encode: { buffer, note, highWord in
                 buffer.appendBinaryScalar(value, note: note, int128HighWord: { highWord })
             })
+    }
+
+    /// Plans a large data value whose note is walk entry `position` without copying its payload:
+    /// it takes over the noted object while that is free, or shares it while it holds an equal
+    /// payload. Nil when neither applies, and the value is planned as any other scalar (which
+    /// tells a shared object's bytes apart from those of a `.largeData` holder).
+    private mutating func planLargeData(_ payload: Data, notedAt position: Int) -> Int? {
+        let object = Int(walkObjects[position])
+        let note = encodings[object]
+        guard note.type == 0x4 else { return nil }
+        let holder = holderOfObject[object]
+        if holder >= 0 {
+            guard case .largeData(let held) = slots[holder].content, largePayloads[held] == payload else { return nil }
+            return holder
+        }
+        let slot = slots.count
+        holderOfObject[object] = slot
+        let start = encoded.count
+        encoded.appendBinaryMarker(0x4, count: payload.count, note: note)
+        let count = encoded.count - start
+        slots.append(Slot(order: object, content: .largeData(payload: largePayloads.count), note: note, first: start, count: count))
+        largePayloads.append(payload)
+        scalarBytes += count + payload.count
+        return slot
     }
 
     /// Plans a dictionary key, as ``planScalar(_:notedAt:)`` plans a string value, without
@@ -420,7 +464,8 @@ struct BinaryObjectPlanner: ~Copyable {
         }
         let slot = slots.count
         let inner = try add(value, order: order ?? nextNewOrder(), note: note, subtree: subtree, depth: depth)
-        stack.append(frame)
+        // Moved rather than copied: a copy retained and released each of the frame's arrays.
+        stack.append(consume frame)
         frame = inner
         return slot
     }
@@ -522,10 +567,26 @@ struct BinaryObjectPlanner: ~Copyable {
         uniquingBuilt = true
         uniqued = ScalarUniquingTable(minimumCapacity: slots.count)
         for slot in slots.indices {
+            if case .largeData(let payload) = slots[slot].content { encodeLargeData(slot, payload: largePayloads[payload]) }
             guard let key = slots[slot].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count)
             else { continue }
             uniqued.insert(slot, at: insertion)
         }
+    }
+
+    /// Turns `.largeData` slot `slot` into a scalar slot whose bytes (and canonical encoding, when
+    /// the noted spelling is another) are in `encoded`, so that equal new data unifies with it.
+    private mutating func encodeLargeData(_ slot: Int, payload: Data) {
+        let start = encoded.count
+        let canonical = encoded.appendBinaryScalar(.data(payload), note: slots[slot].note, int128HighWord: { 0 })
+        let count = encoded.count - start
+        slots[slot].content = .scalar
+        if !canonical {
+            _ = encoded.appendBinaryScalar(.data(payload), note: nil, int128HighWord: { 0 })
+            slots[slot].content = .spelledScalar(keyCount: encoded.count - start - count)
+        }
+        slots[slot].first = start
+        slots[slot].count = count
     }
 
     /// Finds the scalar slot whose canonical encoding is `encoded[start ..< start + count]`.
