@@ -2,6 +2,41 @@
 /// cursor while the keys are the noted ones in the noted order, else by key text; and restoring
 /// the entries of a dictionary whose file repeated keys.
 extension BinaryObjectPlanner {
+    /// True when an object encoded as `note` could hold `value`.
+    static func note(_ note: BinaryLayout.EncodingNote, fits value: PlistValue) -> Bool {
+        switch (note.type, value) {
+        case (0x0, .null): return note.marker == 0x00
+        case (0x0, .bool): return note.marker == 0x08 || note.marker == 0x09
+        case (0x1, .integer), (0x2, .real), (0x3, .date), (0x4, .data), (0x8, .uid): return true
+        case (0x5, .string), (0x6, .string), (0x7, .string): return true
+        case (0xA, .array), (0xC, .array), (0xD, .dictionary): return true
+        default: return false
+        }
+    }
+
+    /// Whether each noted object may be named by a second node of the value, which then asks
+    /// whether it may share the first one's object: true for objects the walk visits more than
+    /// once and for everything in their subtrees (a node that cannot share a repeated object
+    /// still follows that object's noted children, so they can be met a second time). A node
+    /// meets an object another node already holds only through a walk entry these cover.
+    static func mayBeMetAgain(_ walkObjects: [UInt32], extents: UnsafePointer<UInt32>, firstVisit: [Int]) -> [Bool] {
+        var repeated = [Bool](repeating: false, count: firstVisit.count)
+        for (position, object) in walkObjects.enumerated() where firstVisit[Int(object)] != position {
+            repeated[Int(object)] = true
+        }
+        var marked = [Bool](repeating: false, count: firstVisit.count)
+        // Subtrees of a pre-order walk nest, so one running end covers each marked subtree.
+        var coveredTo = 0
+        for (position, object) in walkObjects.enumerated() {
+            let object = Int(object)
+            if position >= coveredTo && repeated[object] && firstVisit[object] == position {
+                coveredTo = position + Int(extents[position])
+            }
+            if position < coveredTo { marked[object] = true }
+        }
+        return marked
+    }
+
     /// Where the notes of each entry of a dictionary are when its keys are no longer the noted
     /// keys in the noted order: matched by key text, so inserting, removing or reordering keys
     /// leaves the other entries on their own notes. Nil when the keys are still the noted ones in

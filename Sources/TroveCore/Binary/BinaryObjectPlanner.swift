@@ -27,7 +27,7 @@ import Foundation
 /// Invariants: a `.scalar` slot's bytes `encoded[first ..< first + count]` are its canonical
 /// encoding; a `.spelledScalar(keyCount:)` slot's canonical encoding follows its own bytes; a
 /// container's children are the orders `children[first ..< first + count]` and its value is
-/// `containerValues[value]`. No two slots share an order. Only scalar slots are in the uniquing
+/// `containerValues[value]` (-1 when not kept). No two slots share an order. Only scalar slots are in the uniquing
 /// table.
 struct BinaryObjectPlanner: ~Copyable {
     /// What a planned object holds.
@@ -37,7 +37,7 @@ struct BinaryObjectPlanner: ~Copyable {
         /// A scalar whose noted spelling is not its canonical encoding, which follows its bytes
         /// in `encoded` (`keyCount` bytes long) as its uniquing key.
         case spelledScalar(keyCount: Int)
-        /// An array (written as a set when `isSet`), its value at `containerValues[value]`.
+        /// An array (written as a set when `isSet`), its value at `containerValues[value]` if kept.
         case array(isSet: Bool, value: Int)
         /// A dictionary: its key slots, then its value slots, in `children`; its value at
         /// `containerValues[value]`.
@@ -88,8 +88,12 @@ struct BinaryObjectPlanner: ~Copyable {
     private(set) var children = MovingStack<Int>(capacity: 256)
     /// The bytes of every scalar slot (and the canonical keys of respelled ones), in slot order.
     private(set) var encoded = ByteBuffer(capacity: 1024)
-    /// The value of each container slot, for deciding whether a node may share it.
+    /// The value of each container slot a later node may ask to share (see `keepsValue`).
     private var containerValues: [PlistValue] = []
+    /// Whether a second node may name each noted object (see ``mayBeMetAgain(_:extents:firstVisit:)``);
+    /// only such containers keep their values, since a retain and release each cost more than
+    /// the rest of planning a small container.
+    private let keepsValue: [Bool]
     /// The payloads of `.largeData` slots.
     private(set) var largePayloads: [Data] = []
     /// The bytes the output's scalar objects and copies take (a copied container's at most), so
@@ -134,11 +138,13 @@ struct BinaryObjectPlanner: ~Copyable {
                 first[Int(object)] = position
             }
             firstVisit = first
+            keepsValue = Self.mayBeMetAgain(layout.walkObjects, extents: extents, firstVisit: first)
         } else {
             walkObjects = []
             encodings = []
             holderOfObject = []
             firstVisit = []
+            keepsValue = []
             walkExtents = nil
         }
     }
@@ -471,10 +477,10 @@ struct BinaryObjectPlanner: ~Copyable {
     }
 
     /// The value of container slot `slot` (equal values are O(1) to compare when they share
-    /// storage, as a shared object decoded once does).
+    /// storage, as a shared object decoded once does); nil when it was not kept.
     private func containerValue(of slot: Int) -> PlistValue? {
         switch slots[slot].content {
-        case .array(_, let value), .dictionary(let value): containerValues[value]
+        case .array(_, let value), .dictionary(let value): value < 0 ? nil : containerValues[value]
         default: nil
         }
     }
@@ -488,8 +494,11 @@ struct BinaryObjectPlanner: ~Copyable {
         if order < notedObjectCount { holderOfObject[order] = slot }
         try countExpansion(of: value)
         try checkDepth(depth)
-        let held = containerValues.count
-        containerValues.append(value)
+        var held = -1
+        if order < notedObjectCount && keepsValue[order] {
+            held = containerValues.count
+            containerValues.append(value)
+        }
         switch value {
         case .array(let elements):
             let firstChild = reserveChildren(elements.count)
@@ -603,19 +612,4 @@ struct BinaryObjectPlanner: ~Copyable {
                 })
         }
     }
-
-    // MARK: - Matching notes to values
-
-    /// True when an object encoded as `note` could hold `value`.
-    static func note(_ note: BinaryLayout.EncodingNote, fits value: PlistValue) -> Bool {
-        switch (note.type, value) {
-        case (0x0, .null): return note.marker == 0x00
-        case (0x0, .bool): return note.marker == 0x08 || note.marker == 0x09
-        case (0x1, .integer), (0x2, .real), (0x3, .date), (0x4, .data), (0x8, .uid): return true
-        case (0x5, .string), (0x6, .string), (0x7, .string): return true
-        case (0xA, .array), (0xC, .array), (0xD, .dictionary): return true
-        default: return false
-        }
-    }
-
 }
