@@ -14,27 +14,39 @@ extension BinaryObjectPlanner {
         }
     }
 
-    /// Whether each noted object may be named by a second node of the value, which then asks
-    /// whether it may share the first one's object: true for objects the walk visits more than
-    /// once and for everything in their subtrees (a node that cannot share a repeated object
-    /// still follows that object's noted children, so they can be met a second time). A node
-    /// meets an object another node already holds only through a walk entry these cover.
-    static func mayBeMetAgain(_ walkObjects: [UInt32], extents: UnsafePointer<UInt32>, firstVisit: [Int]) -> [Bool] {
-        var repeated = [Bool](repeating: false, count: firstVisit.count)
-        for (position, object) in walkObjects.enumerated() where firstVisit[Int(object)] != position {
-            repeated[Int(object)] = true
-        }
-        var marked = [Bool](repeating: false, count: firstVisit.count)
-        // Subtrees of a pre-order walk nest, so one running end covers each marked subtree.
-        var coveredTo = 0
-        for (position, object) in walkObjects.enumerated() {
-            let object = Int(object)
-            if position >= coveredTo && repeated[object] && firstVisit[object] == position {
-                coveredTo = position + Int(extents[position])
+    /// The walk position of each noted object's first visit (-1 for none), and whether a second
+    /// node of the value may name the object and ask to share the first one's: true for objects
+    /// the walk visits more than once and for everything in their subtrees (a node that cannot
+    /// share a repeated object still follows that object's noted children, so they can be met a
+    /// second time). A node meets an object another node already holds only through a walk entry
+    /// these cover.
+    static func visits(
+        _ walkObjects: [UInt32], extents: UnsafePointer<UInt32>, objectCount: Int
+    ) -> (firstVisit: [Int], mayBeMetAgain: [Bool]) {
+        var first = [Int](repeating: -1, count: objectCount)
+        var marked = [Bool](repeating: false, count: objectCount)
+        walkObjects.withUnsafeBufferPointer { walk in
+            first.withUnsafeMutableBufferPointer { first in
+                marked.withUnsafeMutableBufferPointer { marked in
+                    // First visits, and repeated objects marked on the way.
+                    for (position, object) in walk.enumerated() {
+                        let object = Int(object)
+                        if first[object] < 0 { first[object] = position } else { marked[object] = true }
+                    }
+                    // Subtrees of a pre-order walk nest, so one running end covers each subtree
+                    // of a repeated object.
+                    var coveredTo = 0
+                    for (position, object) in walk.enumerated() {
+                        let object = Int(object)
+                        if position >= coveredTo && marked[object] && first[object] == position {
+                            coveredTo = position + Int(extents[position])
+                        }
+                        if position < coveredTo { marked[object] = true }
+                    }
+                }
             }
-            if position < coveredTo { marked[object] = true }
         }
-        return marked
+        return (first, marked)
     }
 
     /// Where the notes of each entry of a dictionary are when its keys are no longer the noted
@@ -57,7 +69,7 @@ extension BinaryObjectPlanner {
             }
             if inOrder { return nil }
         }
-        cursor.skip(notedCount)
+        cursor.skip(keys: notedCount)
         var valuePositions: [Int] = []
         valuePositions.reserveCapacity(notedCount)
         while let position = cursor.next() { valuePositions.append(position) }
@@ -152,9 +164,10 @@ struct NoteCursor {
         return position
     }
 
-    /// Skips `count` children.
-    mutating func skip(_ count: Int) {
-        for _ in 0..<count { _ = next() }
+    /// Skips `count` keys of a dictionary: keys are strings, whose walk entries span one entry
+    /// each.
+    mutating func skip(keys count: Int) {
+        position = Swift.min(position + count, end)
     }
 
     /// How many children remain.

@@ -90,7 +90,7 @@ struct BinaryObjectPlanner: ~Copyable {
     private(set) var encoded = ByteBuffer(capacity: 1024)
     /// The value of each container slot a later node may ask to share (see `keepsValue`).
     private var containerValues: [PlistValue] = []
-    /// Whether a second node may name each noted object (see ``mayBeMetAgain(_:extents:firstVisit:)``);
+    /// Whether a second node may name each noted object (see ``visits(_:extents:objectCount:)``);
     /// only such containers keep their values, since a retain and release each cost more than
     /// the rest of planning a small container.
     private let keepsValue: [Bool]
@@ -133,12 +133,7 @@ struct BinaryObjectPlanner: ~Copyable {
             encoded = ByteBuffer(capacity: Swift.max(16 * layout.objectCount, 1024))
             encodings = layout.encodings
             holderOfObject = Array(repeating: -1, count: layout.objectCount)
-            var first = Array(repeating: -1, count: layout.objectCount)
-            for (position, object) in layout.walkObjects.enumerated() where first[Int(object)] < 0 {
-                first[Int(object)] = position
-            }
-            firstVisit = first
-            keepsValue = Self.mayBeMetAgain(layout.walkObjects, extents: extents, firstVisit: first)
+            (firstVisit, keepsValue) = Self.visits(layout.walkObjects, extents: extents, objectCount: layout.objectCount)
         } else {
             walkObjects = []
             encodings = []
@@ -168,24 +163,24 @@ struct BinaryObjectPlanner: ~Copyable {
         var firstChild: Int
         /// Containers above this one.
         var depth: Int
-        /// An array's elements; empty for a dictionary.
-        var elements: [PlistValue] = []
-        /// A dictionary's keys and values, in the order to write them; empty for an array.
+        /// A dictionary's keys, in the order to write them; empty for an array.
         var keys: [String] = []
+        /// A dictionary's values, in the order of `keys`, or an array's elements. (One field for
+        /// both keeps the frame small: it is moved whenever a container is entered or left.)
         var values: [PlistValue] = []
-        var isDictionary: Bool
         /// Where each entry's notes are, for a dictionary whose keys were matched to its notes
         /// by text; empty when the entries follow the cursors instead.
         var entryNotes = DictionaryEntryNotes()
-        /// True for a dictionary whose entries follow the cursors: keys through `cursor`, values
-        /// through `valueCursor`. So go a dictionary with exactly its noted keys in the noted
-        /// order (the common case) and one written with the repeated keys its notes recorded.
+        /// True for an array, and for a dictionary whose entries follow the cursors: keys through
+        /// `cursor`, values through `valueCursor`. So go a dictionary with exactly its noted keys
+        /// in the noted order (the common case) and one written with the repeated keys its notes
+        /// recorded.
         var followsCursors = false
         var total: Int
         var next = 0
-        /// Notes of array elements, or of restored keys.
+        /// Notes of keys.
         var cursor: NoteCursor
-        /// Notes of restored values.
+        /// Notes of values or array elements.
         var valueCursor: NoteCursor
     }
 
@@ -204,7 +199,7 @@ struct BinaryObjectPlanner: ~Copyable {
         // An empty frame below the top container, so that planning a container always has one
         // to suspend.
         let noNotes = NoteCursor(extents: nil, container: nil)
-        var frame = Frame(firstChild: 0, depth: -1, isDictionary: false, total: 0, cursor: noNotes, valueCursor: noNotes)
+        var frame = Frame(firstChild: 0, depth: -1, total: 0, cursor: noNotes, valueCursor: noNotes)
         let topPosition = layout == nil ? nil : 0
         let top = value.isContainer
             ? try planContainer(value, notedAt: topPosition, depth: 0, frame: &frame, stack: &stack)
@@ -218,17 +213,7 @@ struct BinaryObjectPlanner: ~Copyable {
             }
             frame.next = i + 1
             let slot: Int
-            if !frame.isDictionary {
-                let position = frame.cursor.next()
-                if frame.elements[i].isContainer {
-                    let child = frame.elements[i]
-                    let firstChild = frame.firstChild
-                    slot = try planContainer(child, notedAt: position, depth: frame.depth + 1, frame: &frame, stack: &stack)
-                    children[firstChild + i] = slots[slot].order
-                    continue
-                }
-                slot = try planScalar(frame.elements[i], notedAt: position)
-            } else if i < frame.keys.count {
+            if i < frame.keys.count {
                 slot = try planKey(frame.keys[i], notedAt: frame.followsCursors ? frame.cursor.next() : frame.entryNotes.key(i))
             } else {
                 let j = i - frame.keys.count
@@ -507,29 +492,34 @@ struct BinaryObjectPlanner: ~Copyable {
                 first: firstChild, count: elements.count))
             let cursor = NoteCursor(extents: walkExtents, container: subtree)
             return Frame(
-                firstChild: firstChild, depth: depth, elements: elements, isDictionary: false,
+                firstChild: firstChild, depth: depth, values: elements, followsCursors: true,
                 total: elements.count, cursor: cursor, valueCursor: cursor)
         case .dictionary(let entries):
             let keyCursor = NoteCursor(extents: walkExtents, container: subtree)
             var valueCursor = keyCursor
-            let notedEntries = keyCursor.remainingCount() / 2
-            valueCursor.skip(notedEntries)
+            var notedEntries = 0
+            if let subtree {
+                // A count below 15 is in the noted marker; a longer one is counted from the walk.
+                let marker = encodings[Int(walkObjects[subtree])].marker
+                notedEntries = marker & 0x0F < 0x0F ? Int(marker & 0x0F) : keyCursor.remainingCount() / 2
+            }
+            valueCursor.skip(keys: notedEntries)
             var frame: Frame
             if let restored = restoredEntries(of: entries, subtree: subtree) {
                 frame = Frame(
                     firstChild: 0, depth: depth, keys: restored.map(\.0),
-                    values: restored.map(\.1), isDictionary: true, followsCursors: true,
+                    values: restored.map(\.1), followsCursors: true,
                     total: 2 * restored.count, cursor: keyCursor, valueCursor: valueCursor)
             } else if let notes = entryNotesByKey(for: entries, subtree: subtree, notedCount: notedEntries) {
                 frame = Frame(
                     firstChild: 0, depth: depth, keys: entries.keys,
-                    values: entries.values, isDictionary: true, entryNotes: notes,
+                    values: entries.values, entryNotes: notes,
                     total: 2 * entries.count, cursor: keyCursor, valueCursor: keyCursor)
             } else {
                 // The noted keys in the noted order, or no notes at all (empty cursors).
                 frame = Frame(
                     firstChild: 0, depth: depth, keys: entries.keys,
-                    values: entries.values, isDictionary: true, followsCursors: true,
+                    values: entries.values, followsCursors: true,
                     total: 2 * entries.count, cursor: keyCursor, valueCursor: valueCursor)
             }
             frame.firstChild = reserveChildren(frame.total)
@@ -545,7 +535,12 @@ struct BinaryObjectPlanner: ~Copyable {
     /// Reserves `count` child slots, filled in as the children are planned; returns the first.
     private mutating func reserveChildren(_ count: Int) -> Int {
         let first = children.count
-        children.push(repeating: -1, count: count)
+        // Most containers hold a few children, for which a loop costs less than a call to memset.
+        if count <= 8 {
+            for _ in 0..<count { children.push(-1) }
+        } else {
+            children.push(repeating: -1, count: count)
+        }
         return first
     }
 
