@@ -27,8 +27,8 @@ import Foundation
 /// Invariants: a `.scalar` slot's bytes `encoded[first ..< first + count]` are its canonical
 /// encoding; a `.spelledScalar(keyCount:)` slot's canonical encoding follows its own bytes; a
 /// container's children are the orders `children[first ..< first + count]` and its value is
-/// `containerValues[value]` (-1 when not kept). No two slots share an order. Only scalar slots are in the uniquing
-/// table.
+/// `containerValues[value]` (-1 when not kept). No two slots share an order. Only scalar slots
+/// are in the uniquing table.
 struct BinaryObjectPlanner: ~Copyable {
     /// What a planned object holds.
     enum Content {
@@ -455,8 +455,7 @@ struct BinaryObjectPlanner: ~Copyable {
         }
         let slot = slots.count
         let inner = try add(value, order: order ?? nextNewOrder(), note: note, subtree: subtree, depth: depth)
-        // Moved rather than copied: a copy retained and released each of the frame's arrays.
-        stack.append(consume frame)
+        stack.append(frame)
         frame = inner
         return slot
     }
