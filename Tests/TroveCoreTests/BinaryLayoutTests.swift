@@ -27,7 +27,7 @@ private func singlyReferencedEntry(
     for object in layout.walkObjects { references[object, default: 0] += 1 }
     return layout.walkExtents.withUnsafeBufferPointer { extents in
         var cursor = NoteCursor(extents: extents.baseAddress, container: 0)
-        cursor.skip(dictionary.count)
+        cursor.skip(keys: dictionary.count)
         for (key, value) in dictionary {
             guard let position = cursor.next() else { return nil }
             let object = layout.walkObjects[position]

@@ -150,3 +150,83 @@ struct BinaryLosslessEncodingTests {
         }
     }
 }
+
+/// Data payloads of ``BinaryLargeDataTable/minimumCount`` bytes or more that take over noted
+/// objects are copied from the value straight into the output; they must still share, split and
+/// unify by value as every other scalar does.
+@Suite("Binary layout: large data objects")
+struct BinaryLosslessLargeDataTests {
+    private static let count = BinaryLargeDataTable.minimumCount + 4096
+    private static let a = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+    private static let b = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) })
+    private static let c = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 3) })
+
+    /// The canonical encoding of a large data object: an extended marker with a 2-byte count.
+    private static func canonical(_ payload: Data) -> [UInt8] {
+        [0x4F, 0x11, UInt8(payload.count >> 8), UInt8(truncatingIfNeeded: payload.count)] + [UInt8](payload)
+    }
+
+    /// `[a, a, b]`: `a` one object named twice, `b` with its count spelled in eight bytes.
+    private static func file() -> [UInt8] {
+        var builder = BinaryPlistBuilder()
+        builder.offsetSize = 2
+        builder.add([0xA3, 1, 1, 2])
+        builder.add(canonical(a))
+        builder.add([0x4F, 0x13, 0, 0, 0, 0, 0, 0, UInt8(count >> 8), UInt8(truncatingIfNeeded: count)] + [UInt8](b))
+        return builder.build()
+    }
+
+    @Test("an unchanged file is rewritten byte for byte")
+    func roundTrip() throws {
+        let file = Self.file()
+        let (value, layout) = try readBinary(file)
+        #expect(value == [.data(Self.a), .data(Self.a), .data(Self.b)])
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+    }
+
+    @Test("new payloads equal to noted ones name the noted objects, whatever their spelling")
+    func newPayloadsUnify() throws {
+        let file = Self.file()
+        let (value, layout) = try readBinary(file)
+        // Copies in storage of their own, so that nothing but their bytes ties them to the notes.
+        let edited: PlistValue = [.data(Self.a), .data(Self.a), .data(Self.b), .data(Data([UInt8](Self.a))), .data(Data([UInt8](Self.b)))]
+        let bytes = try BinaryPlistWriter().write(edited, layout: layout)
+        #expect(try readBinary(bytes).value == edited)
+        let before = try objects(of: file)
+        let after = try objects(of: bytes)
+        #expect(after.count == 3)
+        #expect(after.first == [0xA5, 1, 1, 2, 1, 2])
+        #expect(Array(after.dropFirst()) == Array(before.dropFirst()))
+    }
+
+    @Test("a shared payload stays shared while its uses agree, and splits when one changes")
+    func sharedPayloadSplits() throws {
+        let file = Self.file()
+        let (_, layout) = try readBinary(file)
+        let before = try objects(of: file)
+
+        let secondChanged: PlistValue = [.data(Self.a), .data(Self.c), .data(Self.b)]
+        let second = try objects(of: try BinaryPlistWriter().write(secondChanged, layout: layout))
+        #expect(second.count == 4)
+        #expect(second[0] == [0xA3, 1, 3, 2])
+        #expect(Array(second[1...2]) == Array(before[1...2]))
+        #expect(second[3] == Self.canonical(Self.c))
+
+        // The first use takes the noted object with the new payload; the old one becomes new.
+        let firstChanged: PlistValue = [.data(Self.c), .data(Self.a), .data(Self.b)]
+        let first = try objects(of: try BinaryPlistWriter().write(firstChanged, layout: layout))
+        #expect(first == [[0xA3, 1, 3, 2], Self.canonical(Self.c), before[2], Self.canonical(Self.a)])
+    }
+
+    @Test("payloads met after a new scalar was uniqued still take their noted objects")
+    func payloadsAfterNewScalar() throws {
+        let file = Self.file()
+        let (_, layout) = try readBinary(file)
+        let edited: PlistValue = [5, .data(Self.a), .data(Self.b), .data(Data([UInt8](Self.a)))]
+        let bytes = try BinaryPlistWriter().write(edited, layout: layout)
+        #expect(try readBinary(bytes).value == edited)
+        let before = try objects(of: file)
+        let after = try objects(of: bytes)
+        #expect(after == [[0xA4, 3, 1, 2, 1], before[1], before[2], [0x10, 0x05]])
+    }
+}

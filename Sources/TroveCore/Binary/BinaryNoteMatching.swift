@@ -2,6 +2,53 @@
 /// cursor while the keys are the noted ones in the noted order, else by key text; and restoring
 /// the entries of a dictionary whose file repeated keys.
 extension BinaryObjectPlanner {
+    /// True when an object encoded as `note` could hold `value`.
+    static func note(_ note: BinaryLayout.EncodingNote, fits value: PlistValue) -> Bool {
+        switch (note.type, value) {
+        case (0x0, .null): return note.marker == 0x00
+        case (0x0, .bool): return note.marker == 0x08 || note.marker == 0x09
+        case (0x1, .integer), (0x2, .real), (0x3, .date), (0x4, .data), (0x8, .uid): return true
+        case (0x5, .string), (0x6, .string), (0x7, .string): return true
+        case (0xA, .array), (0xC, .array), (0xD, .dictionary): return true
+        default: return false
+        }
+    }
+
+    /// The walk position of each noted object's first visit (-1 for none), and whether a second
+    /// node of the value may name the object and ask to share the first one's: true for objects
+    /// the walk visits more than once and for everything in their subtrees (a node that cannot
+    /// share a repeated object still follows that object's noted children, so they can be met a
+    /// second time). A node meets an object another node already holds only through a walk entry
+    /// these cover.
+    static func visits(
+        _ walkObjects: [UInt32], extents: UnsafePointer<UInt32>, objectCount: Int
+    ) -> (firstVisit: [Int], mayBeMetAgain: [Bool]) {
+        var first = [Int](repeating: -1, count: objectCount)
+        var marked = [Bool](repeating: false, count: objectCount)
+        walkObjects.withUnsafeBufferPointer { walk in
+            first.withUnsafeMutableBufferPointer { first in
+                marked.withUnsafeMutableBufferPointer { marked in
+                    // First visits, and repeated objects marked on the way.
+                    for (position, object) in walk.enumerated() {
+                        let object = Int(object)
+                        if first[object] < 0 { first[object] = position } else { marked[object] = true }
+                    }
+                    // Subtrees of a pre-order walk nest, so one running end covers each subtree
+                    // of a repeated object.
+                    var coveredTo = 0
+                    for (position, object) in walk.enumerated() {
+                        let object = Int(object)
+                        if position >= coveredTo && marked[object] && first[object] == position {
+                            coveredTo = position + Int(extents[position])
+                        }
+                        if position < coveredTo { marked[object] = true }
+                    }
+                }
+            }
+        }
+        return (first, marked)
+    }
+
     /// Where the notes of each entry of a dictionary are when its keys are no longer the noted
     /// keys in the noted order: matched by key text, so inserting, removing or reordering keys
     /// leaves the other entries on their own notes. Nil when the keys are still the noted ones in
@@ -22,7 +69,7 @@ extension BinaryObjectPlanner {
             }
             if inOrder { return nil }
         }
-        cursor.skip(notedCount)
+        cursor.skip(keys: notedCount)
         var valuePositions: [Int] = []
         valuePositions.reserveCapacity(notedCount)
         while let position = cursor.next() { valuePositions.append(position) }
@@ -117,9 +164,10 @@ struct NoteCursor {
         return position
     }
 
-    /// Skips `count` children.
-    mutating func skip(_ count: Int) {
-        for _ in 0..<count { _ = next() }
+    /// Skips `count` keys of a dictionary: keys are strings, whose walk entries span one entry
+    /// each.
+    mutating func skip(keys count: Int) {
+        position = Swift.min(position + count, end)
     }
 
     /// How many children remain.

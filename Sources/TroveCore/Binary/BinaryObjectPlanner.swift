@@ -26,8 +26,9 @@ import Foundation
 ///
 /// Invariants: a `.scalar` slot's bytes `encoded[first ..< first + count]` are its canonical
 /// encoding; a `.spelledScalar(keyCount:)` slot's canonical encoding follows its own bytes; a
-/// container's children are `children[first ..< first + count]` and its value is
-/// `containerValues[value]`. Only scalar slots are in the uniquing table.
+/// container's children are the orders `children[first ..< first + count]` and its value is
+/// `containerValues[value]` (-1 when not kept). No two slots share an order. Only scalar slots
+/// are in the uniquing table.
 struct BinaryObjectPlanner: ~Copyable {
     /// What a planned object holds.
     enum Content {
@@ -36,13 +37,17 @@ struct BinaryObjectPlanner: ~Copyable {
         /// A scalar whose noted spelling is not its canonical encoding, which follows its bytes
         /// in `encoded` (`keyCount` bytes long) as its uniquing key.
         case spelledScalar(keyCount: Int)
-        /// An array (written as a set when `isSet`), its value at `containerValues[value]`.
+        /// An array (written as a set when `isSet`), its value at `containerValues[value]` if kept.
         case array(isSet: Bool, value: Int)
         /// A dictionary: its key slots, then its value slots, in `children`; its value at
         /// `containerValues[value]`.
         case dictionary(value: Int)
         /// An unreferenced object encoded exactly like another slot.
         case copy(of: Int)
+        /// A data object of ``BinaryLargeDataTable/minimumCount`` bytes or more that took over a
+        /// noted object: its marker (in the noted spelling) in `encoded`, its payload left in the
+        /// value, at `largePayloads[payload]`, and copied once, into the output.
+        case largeData(payload: Int)
     }
 
     /// One object of the output.
@@ -59,7 +64,8 @@ struct BinaryObjectPlanner: ~Copyable {
         var count = 0
 
         /// Where the canonical encoding of a scalar lies in `encoded`; nil for containers and
-        /// copies, which are never uniqued.
+        /// copies, which are never uniqued, and for large data, whose bytes are written to
+        /// `encoded` only when the uniquing index is built.
         var uniquingKey: (first: Int, count: Int)? {
             switch content {
             case .scalar: (first, count)
@@ -75,14 +81,21 @@ struct BinaryObjectPlanner: ~Copyable {
     /// would expand past ``PlistLimits/maxExpandedValues`` stops instead of planning each copy.
     var meter = LimitMeter(limits: .default)
     private(set) var slots: [Slot] = []
-    /// Every container's child slots: a container reserves its run when it is planned, and each
-    /// child's slot is filled in as soon as it is known (a container's own slot is known before
-    /// its children are planned).
+    /// Every container's children, by their slots' orders (which the encoder turns into object
+    /// indices without going through the slots): a container reserves its run when it is planned,
+    /// and each child's order is filled in as soon as it is known (a container's own slot is known
+    /// before its children are planned).
     private(set) var children = MovingStack<Int>(capacity: 256)
     /// The bytes of every scalar slot (and the canonical keys of respelled ones), in slot order.
     private(set) var encoded = ByteBuffer(capacity: 1024)
-    /// The value of each container slot, for deciding whether a node may share it.
+    /// The value of each container slot a later node may ask to share (see `keepsValue`).
     private var containerValues: [PlistValue] = []
+    /// Whether a second node may name each noted object (see ``visits(_:extents:objectCount:)``);
+    /// only such containers keep their values, since a retain and release each cost more than
+    /// the rest of planning a small container.
+    private let keepsValue: [Bool]
+    /// The payloads of `.largeData` slots.
+    private(set) var largePayloads: [Data] = []
     /// The bytes the output's scalar objects and copies take (a copied container's at most), so
     /// that the encoder allocates its output once.
     private(set) var scalarBytes = 0
@@ -120,16 +133,13 @@ struct BinaryObjectPlanner: ~Copyable {
             encoded = ByteBuffer(capacity: Swift.max(16 * layout.objectCount, 1024))
             encodings = layout.encodings
             holderOfObject = Array(repeating: -1, count: layout.objectCount)
-            var first = Array(repeating: -1, count: layout.objectCount)
-            for (position, object) in layout.walkObjects.enumerated() where first[Int(object)] < 0 {
-                first[Int(object)] = position
-            }
-            firstVisit = first
+            (firstVisit, keepsValue) = Self.visits(layout.walkObjects, extents: extents, objectCount: layout.objectCount)
         } else {
             walkObjects = []
             encodings = []
             holderOfObject = []
             firstVisit = []
+            keepsValue = []
             walkExtents = nil
         }
     }
@@ -137,6 +147,9 @@ struct BinaryObjectPlanner: ~Copyable {
     deinit { walkExtents?.deallocate() }
 
     var notedObjectCount: Int { encodings.count }
+
+    /// The orders handed out: every noted object's, claimed or not, and each new object's.
+    var orderCount: Int { notedObjectCount + newObjectCount }
 
     // MARK: - Planning
 
@@ -150,24 +163,24 @@ struct BinaryObjectPlanner: ~Copyable {
         var firstChild: Int
         /// Containers above this one.
         var depth: Int
-        /// An array's elements; empty for a dictionary.
-        var elements: [PlistValue] = []
-        /// A dictionary's keys and values, in the order to write them; empty for an array.
+        /// A dictionary's keys, in the order to write them; empty for an array.
         var keys: [String] = []
+        /// A dictionary's values, in the order of `keys`, or an array's elements. (One field for
+        /// both keeps the frame small: it is moved whenever a container is entered or left.)
         var values: [PlistValue] = []
-        var isDictionary: Bool
         /// Where each entry's notes are, for a dictionary whose keys were matched to its notes
         /// by text; empty when the entries follow the cursors instead.
         var entryNotes = DictionaryEntryNotes()
-        /// True for a dictionary whose entries follow the cursors: keys through `cursor`, values
-        /// through `valueCursor`. So go a dictionary with exactly its noted keys in the noted
-        /// order (the common case) and one written with the repeated keys its notes recorded.
+        /// True for an array, and for a dictionary whose entries follow the cursors: keys through
+        /// `cursor`, values through `valueCursor`. So go a dictionary with exactly its noted keys
+        /// in the noted order (the common case) and one written with the repeated keys its notes
+        /// recorded.
         var followsCursors = false
         var total: Int
         var next = 0
-        /// Notes of array elements, or of restored keys.
+        /// Notes of keys.
         var cursor: NoteCursor
-        /// Notes of restored values.
+        /// Notes of values or array elements.
         var valueCursor: NoteCursor
     }
 
@@ -186,7 +199,7 @@ struct BinaryObjectPlanner: ~Copyable {
         // An empty frame below the top container, so that planning a container always has one
         // to suspend.
         let noNotes = NoteCursor(extents: nil, container: nil)
-        var frame = Frame(firstChild: 0, depth: -1, isDictionary: false, total: 0, cursor: noNotes, valueCursor: noNotes)
+        var frame = Frame(firstChild: 0, depth: -1, total: 0, cursor: noNotes, valueCursor: noNotes)
         let topPosition = layout == nil ? nil : 0
         let top = value.isContainer
             ? try planContainer(value, notedAt: topPosition, depth: 0, frame: &frame, stack: &stack)
@@ -200,17 +213,7 @@ struct BinaryObjectPlanner: ~Copyable {
             }
             frame.next = i + 1
             let slot: Int
-            if !frame.isDictionary {
-                let position = frame.cursor.next()
-                if frame.elements[i].isContainer {
-                    let child = frame.elements[i]
-                    let firstChild = frame.firstChild
-                    slot = try planContainer(child, notedAt: position, depth: frame.depth + 1, frame: &frame, stack: &stack)
-                    children[firstChild + i] = slot
-                    continue
-                }
-                slot = try planScalar(frame.elements[i], notedAt: position)
-            } else if i < frame.keys.count {
+            if i < frame.keys.count {
                 slot = try planKey(frame.keys[i], notedAt: frame.followsCursors ? frame.cursor.next() : frame.entryNotes.key(i))
             } else {
                 let j = i - frame.keys.count
@@ -219,19 +222,24 @@ struct BinaryObjectPlanner: ~Copyable {
                     let child = frame.values[j]
                     let firstChild = frame.firstChild
                     slot = try planContainer(child, notedAt: position, depth: frame.depth + 1, frame: &frame, stack: &stack)
-                    children[firstChild + i] = slot
+                    children[firstChild + i] = slots[slot].order
                     continue
                 }
                 slot = try planScalar(frame.values[j], notedAt: position)
             }
-            children[frame.firstChild + i] = slot
+            children[frame.firstChild + i] = slots[slot].order
         }
         if let layout {
             for copy in layout.copies {
                 let original = holderOfObject[Int(copy.original)]
                 guard holderOfObject[Int(copy.object)] < 0, original >= 0 else { continue }
                 slots.append(Slot(order: Int(copy.object), content: .copy(of: original)))
-                scalarBytes += slots[original].uniquingKey == nil ? 9 + 8 * slots[original].count : slots[original].count
+                let bytes = switch slots[original].content {
+                case .scalar, .spelledScalar: slots[original].count
+                case .largeData(let payload): slots[original].count + largePayloads[payload].count
+                default: 9 + 8 * slots[original].count
+                }
+                scalarBytes += bytes
             }
         }
         return top
@@ -247,6 +255,9 @@ struct BinaryObjectPlanner: ~Copyable {
             // CoreFoundation does not unique booleans and UIDs: it appends each occurrence as an
             // object of its own, but every reference names the first.
             listsRepeats = true
+        case .data(let payload) where payload.count >= BinaryLargeDataTable.minimumCount:
+            if !uniquingBuilt, let position, let slot = planLargeData(payload, notedAt: position) { return slot }
+            listsRepeats = false
         default:
             listsRepeats = false
         }
@@ -255,6 +266,30 @@ struct BinaryObjectPlanner: ~Copyable {
             encode: { buffer, note, highWord in
                 buffer.appendBinaryScalar(value, note: note, int128HighWord: { highWord })
             })
+    }
+
+    /// Plans a large data value whose note is walk entry `position` without copying its payload:
+    /// it takes over the noted object while that is free, or shares it while it holds an equal
+    /// payload. Nil when neither applies, and the value is planned as any other scalar (which
+    /// tells a shared object's bytes apart from those of a `.largeData` holder).
+    private mutating func planLargeData(_ payload: Data, notedAt position: Int) -> Int? {
+        let object = Int(walkObjects[position])
+        let note = encodings[object]
+        guard note.type == 0x4 else { return nil }
+        let holder = holderOfObject[object]
+        if holder >= 0 {
+            guard case .largeData(let held) = slots[holder].content, largePayloads[held] == payload else { return nil }
+            return holder
+        }
+        let slot = slots.count
+        holderOfObject[object] = slot
+        let start = encoded.count
+        encoded.appendBinaryMarker(0x4, count: payload.count, note: note)
+        let count = encoded.count - start
+        slots.append(Slot(order: object, content: .largeData(payload: largePayloads.count), note: note, first: start, count: count))
+        largePayloads.append(payload)
+        scalarBytes += count + payload.count
+        return slot
     }
 
     /// Plans a dictionary key, as ``planScalar(_:notedAt:)`` plans a string value, without
@@ -426,10 +461,10 @@ struct BinaryObjectPlanner: ~Copyable {
     }
 
     /// The value of container slot `slot` (equal values are O(1) to compare when they share
-    /// storage, as a shared object decoded once does).
+    /// storage, as a shared object decoded once does); nil when it was not kept.
     private func containerValue(of slot: Int) -> PlistValue? {
         switch slots[slot].content {
-        case .array(_, let value), .dictionary(let value): containerValues[value]
+        case .array(_, let value), .dictionary(let value): value < 0 ? nil : containerValues[value]
         default: nil
         }
     }
@@ -443,8 +478,11 @@ struct BinaryObjectPlanner: ~Copyable {
         if order < notedObjectCount { holderOfObject[order] = slot }
         try countExpansion(of: value)
         try checkDepth(depth)
-        let held = containerValues.count
-        containerValues.append(value)
+        var held = -1
+        if order < notedObjectCount && keepsValue[order] {
+            held = containerValues.count
+            containerValues.append(value)
+        }
         switch value {
         case .array(let elements):
             let firstChild = reserveChildren(elements.count)
@@ -453,29 +491,34 @@ struct BinaryObjectPlanner: ~Copyable {
                 first: firstChild, count: elements.count))
             let cursor = NoteCursor(extents: walkExtents, container: subtree)
             return Frame(
-                firstChild: firstChild, depth: depth, elements: elements, isDictionary: false,
+                firstChild: firstChild, depth: depth, values: elements, followsCursors: true,
                 total: elements.count, cursor: cursor, valueCursor: cursor)
         case .dictionary(let entries):
             let keyCursor = NoteCursor(extents: walkExtents, container: subtree)
             var valueCursor = keyCursor
-            let notedEntries = keyCursor.remainingCount() / 2
-            valueCursor.skip(notedEntries)
+            var notedEntries = 0
+            if let subtree {
+                // A count below 15 is in the noted marker; a longer one is counted from the walk.
+                let marker = encodings[Int(walkObjects[subtree])].marker
+                notedEntries = marker & 0x0F < 0x0F ? Int(marker & 0x0F) : keyCursor.remainingCount() / 2
+            }
+            valueCursor.skip(keys: notedEntries)
             var frame: Frame
             if let restored = restoredEntries(of: entries, subtree: subtree) {
                 frame = Frame(
                     firstChild: 0, depth: depth, keys: restored.map(\.0),
-                    values: restored.map(\.1), isDictionary: true, followsCursors: true,
+                    values: restored.map(\.1), followsCursors: true,
                     total: 2 * restored.count, cursor: keyCursor, valueCursor: valueCursor)
             } else if let notes = entryNotesByKey(for: entries, subtree: subtree, notedCount: notedEntries) {
                 frame = Frame(
                     firstChild: 0, depth: depth, keys: entries.keys,
-                    values: entries.values, isDictionary: true, entryNotes: notes,
+                    values: entries.values, entryNotes: notes,
                     total: 2 * entries.count, cursor: keyCursor, valueCursor: keyCursor)
             } else {
                 // The noted keys in the noted order, or no notes at all (empty cursors).
                 frame = Frame(
                     firstChild: 0, depth: depth, keys: entries.keys,
-                    values: entries.values, isDictionary: true, followsCursors: true,
+                    values: entries.values, followsCursors: true,
                     total: 2 * entries.count, cursor: keyCursor, valueCursor: valueCursor)
             }
             frame.firstChild = reserveChildren(frame.total)
@@ -491,7 +534,12 @@ struct BinaryObjectPlanner: ~Copyable {
     /// Reserves `count` child slots, filled in as the children are planned; returns the first.
     private mutating func reserveChildren(_ count: Int) -> Int {
         let first = children.count
-        children.push(repeating: -1, count: count)
+        // Most containers hold a few children, for which a loop costs less than a call to memset.
+        if count <= 8 {
+            for _ in 0..<count { children.push(-1) }
+        } else {
+            children.push(repeating: -1, count: count)
+        }
         return first
     }
 
@@ -522,10 +570,26 @@ struct BinaryObjectPlanner: ~Copyable {
         uniquingBuilt = true
         uniqued = ScalarUniquingTable(minimumCapacity: slots.count)
         for slot in slots.indices {
+            if case .largeData(let payload) = slots[slot].content { encodeLargeData(slot, payload: largePayloads[payload]) }
             guard let key = slots[slot].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count)
             else { continue }
             uniqued.insert(slot, at: insertion)
         }
+    }
+
+    /// Turns `.largeData` slot `slot` into a scalar slot whose bytes (and canonical encoding, when
+    /// the noted spelling is another) are in `encoded`, so that equal new data unifies with it.
+    private mutating func encodeLargeData(_ slot: Int, payload: Data) {
+        let start = encoded.count
+        let canonical = encoded.appendBinaryScalar(.data(payload), note: slots[slot].note, int128HighWord: { 0 })
+        let count = encoded.count - start
+        slots[slot].content = .scalar
+        if !canonical {
+            _ = encoded.appendBinaryScalar(.data(payload), note: nil, int128HighWord: { 0 })
+            slots[slot].content = .spelledScalar(keyCount: encoded.count - start - count)
+        }
+        slots[slot].first = start
+        slots[slot].count = count
     }
 
     /// Finds the scalar slot whose canonical encoding is `encoded[start ..< start + count]`.
@@ -542,19 +606,4 @@ struct BinaryObjectPlanner: ~Copyable {
                 })
         }
     }
-
-    // MARK: - Matching notes to values
-
-    /// True when an object encoded as `note` could hold `value`.
-    static func note(_ note: BinaryLayout.EncodingNote, fits value: PlistValue) -> Bool {
-        switch (note.type, value) {
-        case (0x0, .null): return note.marker == 0x00
-        case (0x0, .bool): return note.marker == 0x08 || note.marker == 0x09
-        case (0x1, .integer), (0x2, .real), (0x3, .date), (0x4, .data), (0x8, .uid): return true
-        case (0x5, .string), (0x6, .string), (0x7, .string): return true
-        case (0xA, .array), (0xC, .array), (0xD, .dictionary): return true
-        default: return false
-        }
-    }
-
 }

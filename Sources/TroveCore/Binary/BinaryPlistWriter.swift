@@ -52,97 +52,139 @@ public struct BinaryPlistWriter: Sendable {
     }
 }
 
-/// The second pass of a write that follows notes: numbers the planned objects and writes their
-/// bytes (a scalar's as the planner encoded them), the offset table and the trailer.
+/// The second pass of a write that follows notes: puts the planned objects in output order and
+/// writes their bytes (a scalar's as the planner encoded them), the offset table and the trailer.
+///
+/// The planner's references name output orders (``BinaryObjectPlanner/Slot/order``). When every
+/// noted object was claimed again, as in an unchanged rewrite, an order is the object's index and
+/// references are written as they are; otherwise the orders are ranked first, closing the gaps the
+/// dropped objects left. A run of scalars that lie one after another in the planner's buffer, as
+/// the objects of a file written in flatten order do, is copied in one piece.
 struct BinaryObjectEncoder: ~Copyable {
     private let slots: [BinaryObjectPlanner.Slot]
     private let layout: BinaryLayout?
-    /// Output object index of each slot.
-    private var objectIndex: [Int]
-    /// Slots in output order.
-    private var objectSlots: [Int]
+    /// The slot of each order, or -1 for a noted object nothing claimed.
+    private var slotOfOrder: [Int]
+    /// Output index of each order; empty when no order was left unclaimed (an order is then its
+    /// own index).
+    private var indexOfOrder: [Int] = []
+    private let objectCount: Int
     private let refSize: Int
     private var out: ByteBuffer
 
     init(planner: borrowing BinaryObjectPlanner, layout: BinaryLayout?) {
-        slots = planner.slots
+        let slots = planner.slots
+        self.slots = slots
         self.layout = layout
-        // Noted objects keep their relative order; new ones follow in the order they were met.
-        let noted = planner.notedObjectCount
-        var rankOfNoted = Array(repeating: -1, count: noted)
-        for slot in slots.indices where slots[slot].order < noted { rankOfNoted[slots[slot].order] = 0 }
-        var rank = 0
-        for i in 0..<noted where rankOfNoted[i] == 0 {
-            rankOfNoted[i] = rank
-            rank += 1
+        let orders = planner.orderCount
+        var slotOfOrder = Array(repeating: -1, count: orders)
+        slotOfOrder.withUnsafeMutableBufferPointer { slotOfOrder in
+            slots.withUnsafeBufferPointer { slots in
+                for slot in slots.indices { slotOfOrder[slots[slot].order] = slot }
+            }
         }
-        var index = Array(repeating: 0, count: slots.count)
-        var order = Array(repeating: 0, count: slots.count)
-        for slot in slots.indices {
-            let planned = slots[slot].order
-            let i = planned < noted ? rankOfNoted[planned] : rank + (planned - noted)
-            index[slot] = i
-            order[i] = slot
+        if slots.count < orders {
+            // Noted objects nothing claimed are dropped; the rest keep their relative order.
+            var index = Array(repeating: 0, count: orders)
+            var next = 0
+            for order in 0..<orders where slotOfOrder[order] >= 0 {
+                index[order] = next
+                next += 1
+            }
+            indexOfOrder = index
         }
-        objectIndex = index
-        objectSlots = order
-        let count = slots.count
-        if let layout, BinaryTrailer.width(layout.objectRefSize, canAddress: count) {
+        self.slotOfOrder = slotOfOrder
+        objectCount = slots.count
+        if let layout, BinaryTrailer.width(layout.objectRefSize, canAddress: objectCount) {
             refSize = layout.objectRefSize
         } else {
-            refSize = BinaryTrailer.powerOfTwoWidth(for: count)
+            refSize = BinaryTrailer.powerOfTwoWidth(for: objectCount)
         }
         // Header and trailer, objects (a container's marker and count, then its references), and
         // an offset table of up to eight bytes an entry.
         out = ByteBuffer(
-            capacity: 64 + planner.scalarBytes + 5 * count + planner.children.count * refSize + 8 * count)
+            capacity: 64 + planner.scalarBytes + 5 * objectCount + planner.children.count * refSize + 8 * objectCount)
     }
 
     /// Writes the document; the planner holds the scalars' bytes and the containers' children.
     consuming func encode(top: Int, scalarsFrom planner: borrowing BinaryObjectPlanner) -> ByteBuffer {
         out.append(contentsOf: BinaryTrailer.magic)
         out.append(layout?.versionByte ?? UInt8(ascii: "0"))
-        var offsets: [Int] = []
-        offsets.reserveCapacity(objectSlots.count)
+        var offsets = [Int](repeating: 0, count: objectCount)
         planner.encoded.withUnsafeBufferPointer { scalars in
             planner.children.withUnsafeBufferPointer { children in
-                for slot in objectSlots {
-                    offsets.append(out.count)
-                    var source = slot
-                    if case .copy(let original) = slots[slot].content { source = original }
-                    encodeObject(source, scalars: scalars, children: children)
+                offsets.withUnsafeMutableBufferPointer { offsets in
+                    writeObjects(scalars: scalars, children: children, payloads: planner.largePayloads, offsets: offsets)
                 }
             }
         }
+        let topOrder = slots[top].order
         out.appendBinaryOffsetTableAndTrailer(
-            offsets: offsets, refSize: refSize, topObject: objectIndex[top], notedOffsetSize: layout?.offsetIntSize,
-            unusedTrailerBytes: layout?.unusedTrailerBytes ?? 0, sortVersion: layout?.sortVersion ?? 0)
+            offsets: offsets, refSize: refSize, topObject: indexOfOrder.isEmpty ? topOrder : indexOfOrder[topOrder],
+            notedOffsetSize: layout?.offsetIntSize, unusedTrailerBytes: layout?.unusedTrailerBytes ?? 0,
+            sortVersion: layout?.sortVersion ?? 0)
         return out
     }
 
     // MARK: - Objects
 
-    /// Reads the slot's fields in place, rather than copying the whole `Slot`.
-    private mutating func encodeObject(_ slot: Int, scalars: UnsafeBufferPointer<UInt8>, children: UnsafeBufferPointer<Int>) {
-        let first = slots[slot].first
-        let count = slots[slot].count
-        switch slots[slot].content {
-        case .array(let isSet, _):
-            out.appendBinaryMarker(isSet ? 0xC : 0xA, count: count, note: slots[slot].note)
-            appendReferences(UnsafeBufferPointer(rebasing: children[first..<first + count]))
-        case .dictionary:
-            out.appendBinaryMarker(0xD, count: count / 2, note: slots[slot].note)
-            appendReferences(UnsafeBufferPointer(rebasing: children[first..<first + count]))
-        case .scalar, .spelledScalar:
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[first..<first + count]))
-        case .copy:
-            preconditionFailure("a copy is written as its original")
+    /// Writes every object in output order, recording where each starts.
+    private mutating func writeObjects(
+        scalars: UnsafeBufferPointer<UInt8>, children: UnsafeBufferPointer<Int>, payloads: [Data],
+        offsets: UnsafeMutableBufferPointer<Int>
+    ) {
+        // Scalar bytes `scalars[runStart ..< runEnd]` not yet copied, which go to `out` next.
+        var runStart = 0
+        var runEnd = 0
+        var index = 0
+        for order in slotOfOrder.indices {
+            var slot = slotOfOrder[order]
+            guard slot >= 0 else { continue }
+            let pending = runEnd - runStart
+            offsets[index] = out.count + pending
+            index += 1
+            if case .copy(let original) = slots[slot].content { slot = original }
+            let first = slots[slot].first
+            let count = slots[slot].count
+            switch slots[slot].content {
+            case .scalar, .spelledScalar:
+                if first == runEnd && pending > 0 {
+                    runEnd += count
+                } else {
+                    if pending > 0 { out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[runStart..<runEnd])) }
+                    runStart = first
+                    runEnd = first + count
+                }
+            case .array(let isSet, _):
+                if pending > 0 { out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[runStart..<runEnd])) }
+                runStart = runEnd
+                out.appendBinaryMarker(isSet ? 0xC : 0xA, count: count, note: slots[slot].note)
+                appendReferences(UnsafeBufferPointer(rebasing: children[first..<first + count]))
+            case .dictionary:
+                if pending > 0 { out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[runStart..<runEnd])) }
+                runStart = runEnd
+                out.appendBinaryMarker(0xD, count: count / 2, note: slots[slot].note)
+                appendReferences(UnsafeBufferPointer(rebasing: children[first..<first + count]))
+            case .largeData(let payload):
+                if pending > 0 { out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[runStart..<runEnd])) }
+                runStart = runEnd
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[first..<first + count]))
+                payloads[payload].withUnsafeBytes { out.append(contentsOf: $0) }
+            case .copy:
+                preconditionFailure("a copy is written as its original")
+            }
         }
+        if runEnd > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[runStart..<runEnd])) }
     }
 
+    /// Writes references to the orders `children`.
     private mutating func appendReferences(_ children: UnsafeBufferPointer<Int>) {
-        objectIndex.withUnsafeBufferPointer { objectIndex in
-            out.appendBigEndian(children, width: refSize) { UInt64(objectIndex[$0]) }
+        if indexOfOrder.isEmpty {
+            out.appendBigEndian(children, width: refSize) { UInt64($0) }
+        } else {
+            indexOfOrder.withUnsafeBufferPointer { indexOfOrder in
+                out.appendBigEndian(children, width: refSize) { UInt64(indexOfOrder[$0]) }
+            }
         }
     }
 }
