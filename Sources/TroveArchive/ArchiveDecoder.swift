@@ -76,17 +76,6 @@ public final class ArchiveDecoder {
 
         static var none: CurrentObject { CurrentObject(uid: -1, binary: nil, values: nil) }
 
-        init(uid: Int, binary: BinaryFields?, values: PlistDictionary?) {
-            (self.uid, self.binary, self.values) = (uid, binary, values)
-        }
-
-        init(uid: Int, fields: ArchiveFields) {
-            switch fields.storage {
-            case .binary(let binary): self.init(uid: uid, binary: binary, values: nil)
-            case .values(let values): self.init(uid: uid, binary: nil, values: values)
-            }
-        }
-
         var fields: ArchiveFields? {
             if let binary { return ArchiveFields(.binary(binary)) }
             return values.map { ArchiveFields(.values($0)) }
@@ -175,8 +164,8 @@ public final class ArchiveDecoder {
                 if key.utf8.first == UInt8(ascii: "$") { return try binaryReader.value(forKey: "$" + key, in: binary) }
                 return try binaryReader.value(forKey: key, in: binary)
             }
-            guard let fields = current.values.map({ ArchiveFields(.values($0)) }) else { return nil }
-            return key.utf8.first == UInt8(ascii: "$") ? try fields["$" + key] : try fields[key]
+            guard let values = current.values else { return nil }
+            return key.utf8.first == UInt8(ascii: "$") ? values["$" + key] : values[key]
         } catch {
             throw located(error, at: path + [.key(key)])
         }
@@ -572,5 +561,14 @@ public final class ArchiveDecoder {
             throw PlistError(.archiveMissingKey, keyPath: [.key(key)], "$top entry \"\(key)\" is $null")
         }
         return try T.decodeArchiveField(field, with: self)
+    }
+}
+
+extension ArchiveDecoder.CurrentObject {
+    init(uid: Int, fields: ArchiveFields) {
+        switch fields.storage {
+        case .binary(let binary): self.init(uid: uid, binary: binary, values: nil)
+        case .values(let values): self.init(uid: uid, binary: nil, values: values)
+        }
     }
 }

@@ -14,9 +14,8 @@ extension Array: ArchiveRepresentable where Element: ArchiveRepresentable {
     // Inlinable with `decodeElements`: see `ArchiveDecoder.decode(_:forKey:)`.
     @inlinable
     public static func decodeArchiveField(_ field: PlistValue, with decoder: ArchiveDecoder) throws -> [Element] {
-        try decoder.decodeFoundation(field, as: [Element].self, family: .array, describing: "an array", inline: nil) { _, fields in
-            try decoder.decodeElements(
-                try decoder.collectionReferences(fields, key: "NS.objects", legacyPrefix: "NS.object."), as: Element.self)
+        try decoder.decodeFoundation(field, as: [Element].self, family: .array, describing: "an array") { _, fields in
+            try decoder.decodeElements(try decoder.collectionReferences(fields), as: Element.self)
         }
     }
 }
