@@ -64,16 +64,16 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
     /// Checks the bytes before the root value: the canonical header, whose `<plist>` start tag
     /// is followed by a line break.
     mutating func checkProlog(_ p: UnsafePointer<UInt8>, count: Int) {
-        let prolog = XMLCanonicalSpelling.prolog
-        guard count == prolog.count, prolog.withUnsafeBufferPointer({ memcmp(p, $0.baseAddress!, count) == 0 }) else {
-            return giveUp()
-        }
+        check(p, count: count, areExactly: XMLCanonicalSpelling.prolog)
     }
 
     /// Checks the bytes after the root value, to the end of the document.
     mutating func checkEpilog(_ p: UnsafePointer<UInt8>, count: Int) {
-        let epilog = XMLCanonicalSpelling.epilog
-        guard count == epilog.count, epilog.withUnsafeBufferPointer({ memcmp(p, $0.baseAddress!, count) == 0 }) else {
+        check(p, count: count, areExactly: XMLCanonicalSpelling.epilog)
+    }
+
+    private mutating func check(_ p: UnsafePointer<UInt8>, count: Int, areExactly expected: [UInt8]) {
+        guard count == expected.count, expected.withUnsafeBufferPointer({ memcmp(p, $0.baseAddress!, count) == 0 }) else {
             return giveUp()
         }
     }
@@ -120,7 +120,7 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
             if remaining == 0, padding > 0 {
                 // The bits after the last byte, which a decoder drops, are zero canonically.
                 let last = p[k + letters - 1]
-                guard base64Value(last) & (padding == 1 ? 0x3 : 0xF) == 0 else { return false }
+                guard XMLScalarSyntax.base64Letters[Int(last)] & (padding == 1 ? 0x3 : 0xF) == 0 else { return false }
             }
             k += length
             guard p[k] == 0x0A else { return false }
@@ -131,16 +131,6 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
             k += 1
         }
         return true
-    }
-
-    private static func base64Value(_ c: UInt8) -> UInt8 {
-        switch c {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): c - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): c - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "+"): 62
-        default: 63
-        }
     }
 
     /// Checks a scalar's content (`text`, between its tags) against the canonical spelling of

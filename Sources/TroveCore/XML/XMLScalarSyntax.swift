@@ -211,8 +211,9 @@ enum XMLScalarSyntax {
     }()
 
     /// The 64 letters of the alphabet with their values, and -1 for every other byte (`=`,
-    /// whitespace and bytes above 0x7F included), for the four-at-a-time fast path.
-    private static let base64Letters: [Int8] = {
+    /// whitespace and bytes above 0x7F included), for the four-at-a-time fast path and the
+    /// lossless read's check of canonical base64.
+    static let base64Letters: [Int8] = {
         var table = [Int8](repeating: -1, count: 256)
         for c in 0..<128 where c != Int(UInt8(ascii: "=")) { table[c] = base64Values[c] }
         return table
