@@ -187,7 +187,7 @@ struct BinaryLosslessLargeDataTests {
     @Test("new payloads equal to noted ones name the noted objects, whatever their spelling")
     func newPayloadsUnify() throws {
         let file = Self.file()
-        let (value, layout) = try readBinary(file)
+        let (_, layout) = try readBinary(file)
         // Copies in storage of their own, so that nothing but their bytes ties them to the notes.
         let edited: PlistValue = [.data(Self.a), .data(Self.a), .data(Self.b), .data(Data([UInt8](Self.a))), .data(Data([UInt8](Self.b)))]
         let bytes = try BinaryPlistWriter().write(edited, layout: layout)
