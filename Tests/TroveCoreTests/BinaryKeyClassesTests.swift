@@ -11,6 +11,7 @@ struct BinaryKeyClassesTests {
     @Test("a key object shared by many dictionaries is admitted once per dictionary")
     func sharedKeyObjects() {
         var classes = BinaryKeyClasses(objectCount: 10, seed: 7)
+        classes.prepare()
         var admitted: [Bool] = []
         for _ in 0..<5 {
             classes.beginDictionary(count: 3)
@@ -29,6 +30,7 @@ struct BinaryKeyClassesTests {
     @Test("two objects with the same bytes are one class, outside ASCII too; canonically equal texts are two")
     func equalTextsAndUnicode() {
         var classes = BinaryKeyClasses(objectCount: 12, seed: 7)
+        classes.prepare()
         var admitted: [Bool] = []
         classes.beginDictionary(count: 2)
         admitted.append(classes.admit(4, text: "same"))
@@ -71,12 +73,14 @@ struct BinaryKeyClassesTests {
     func manyKeys() {
         let count = 5000
         var classes = BinaryKeyClasses(objectCount: count, seed: 99)
+        classes.prepare()
         classes.beginDictionary(count: count)
         var admitted = 0
         for i in 0..<count where classes.admit(i, text: "a-key-long-enough-for-the-heap-\(i)") { admitted += 1 }
         #expect(admitted == count)
         // Each of them again, as other objects: every one is a repeat now.
         var classes2 = BinaryKeyClasses(objectCount: 2 * count, seed: 99)
+        classes2.prepare()
         classes2.beginDictionary(count: 2 * count)
         for i in 0..<count { _ = classes2.admit(i, text: "k\(i)") }
         var repeats = 0
@@ -138,6 +142,7 @@ struct BinaryKeyClassesTests {
     func largeDictionariesClassifiedWhenShared() {
         let large = BinaryKeyClasses.largestAlwaysClassified + 1
         var classes = BinaryKeyClasses(objectCount: 20, seed: 5)
+        classes.prepare()
         // (#expect cannot take a non-copyable value, so each answer is a local first.)
         var decisions = [
             classes.classifies(count: BinaryKeyClasses.largestAlwaysClassified, firstKey: 1),

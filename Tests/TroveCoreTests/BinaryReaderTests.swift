@@ -257,6 +257,38 @@ struct BinaryReaderMarkerTests {
         #expect(try BinaryPlistWriter().write(value, layout: layout) == builder.build())
     }
 
+    @Test("a string met as a value, then as a key, then again, reads and writes back")
+    func stringSharedByValuesAndKey() throws {
+        // Strings are kept from their second reference on; here the second one is a key.
+        let text = "a key text long enough to own storage"
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA4, 1, 2, 1, 1])
+        builder.add([0x5F, 0x10, UInt8(text.utf8.count)] + Array(text.utf8))
+        builder.add([0xD1, 1, 3])
+        builder.add([0x10, 0x05])
+        let bytes = builder.build()
+        let (value, layout) = try readBinary(bytes)
+        #expect(value == .array([.string(text), .dictionary(PlistDictionary([(text, PlistValue.integer(5))])), .string(text), .string(text)]))
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == bytes)
+        #expect(try readBinary(bytes, keepingLayout: false).value == value)
+    }
+
+    @Test("a data object met as a value and then as a key is refused as a key")
+    func dataSharedByValueAndKey() throws {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA2, 1, 2])
+        builder.add([0x42, 0x41, 0x42])
+        builder.add([0xD1, 1, 3])
+        builder.add([0x10, 0x05])
+        let bytes = builder.build()
+        let error = try #require(binaryReadError(bytes))
+        #expect(error.code == .badKey)
+        // The dictionary's key reference: after the header (8 bytes), the array (3), the data (3) and
+        // the dictionary's marker.
+        #expect(error.location == .byteOffset(15))
+        #expect(error.message.contains("is not a string (marker 0x42)"))
+    }
+
     @Test("an exponential shared-reference file decodes fast and stays linear")
     func exponentialSharing() throws {
         // Object i is an array referencing object i + 1 twice: 2^40 paths, 41 objects.

@@ -26,16 +26,29 @@ struct BinaryKeyClasses: ~Copyable {
         var stamp: UInt32
     }
 
+    // The three tables are allocated by `prepare()` when the first dictionary completes: a file
+    // without dictionaries, or a small file read many times, should not pay three allocations.
+    private var classOfStorage: UnsafeMutablePointer<UInt32>?
+    private var classesStorage: UnsafeMutablePointer<Class>?
+    private var bucketsStorage: UnsafeMutablePointer<UInt64>?
+    private let objectCount: Int
+
     /// The class of each object index: `unassigned` until it is first used as a key, and
     /// `usedUnclassified` while it has been a key only of dictionaries that were not classified.
-    private let classOf: UnsafeMutablePointer<UInt32>
+    private var classOf: UnsafeMutablePointer<UInt32> {
+        @inline(__always) get { classOfStorage.unsafelyUnwrapped }
+    }
     /// The classes, by class number minus one; the first `classCount` are initialized. Raw
     /// storage rather than arrays: a file of 200,000 distinct keys paid more for the arrays'
     /// uniqueness checks on every append than for the hashing.
-    private var classes: UnsafeMutablePointer<Class>
+    private var classes: UnsafeMutablePointer<Class> {
+        @inline(__always) get { classesStorage.unsafelyUnwrapped }
+    }
     private var classCount = 0
     private var classCapacity = 16
-    private var buckets: UnsafeMutablePointer<UInt64>
+    private var buckets: UnsafeMutablePointer<UInt64> {
+        @inline(__always) get { bucketsStorage.unsafelyUnwrapped }
+    }
     private var bucketCount = 32
     private var serial: UInt32 = 0
     private var probeBudget = 64
@@ -54,19 +67,32 @@ struct BinaryKeyClasses: ~Copyable {
 
     /// A table for a file of `objectCount` objects; tests pass a fixed `seed`.
     init(objectCount: Int, seed: UInt64 = SeededByteHash.processSeed) {
-        classOf = .allocate(capacity: max(objectCount, 1))
-        classOf.initialize(repeating: Self.unassigned, count: max(objectCount, 1))
-        classes = .allocate(capacity: classCapacity)
-        buckets = .allocate(capacity: bucketCount)
-        buckets.initialize(repeating: 0, count: bucketCount)
+        self.objectCount = max(objectCount, 1)
         self.seed = seed
     }
 
     deinit {
+        guard classOfStorage != nil else { return }
         classOf.deallocate()
         classes.deinitialize(count: classCount)
         classes.deallocate()
         buckets.deallocate()
+    }
+
+    /// Allocates the tables. Call it for every dictionary before the other methods; after the
+    /// first call it only tests.
+    @inline(__always)
+    mutating func prepare() {
+        if classOfStorage == nil { allocateTables() }
+    }
+
+    @inline(never)
+    private mutating func allocateTables() {
+        classOfStorage = .allocate(capacity: objectCount)
+        classOf.initialize(repeating: Self.unassigned, count: objectCount)
+        classesStorage = .allocate(capacity: classCapacity)
+        bucketsStorage = .allocate(capacity: bucketCount)
+        buckets.initialize(repeating: 0, count: bucketCount)
     }
 
     /// Whether the keys of a dictionary of `count` entries, the first of them key object
@@ -160,14 +186,14 @@ struct BinaryKeyClasses: ~Copyable {
     @inline(never)
     private mutating func reserve(_ total: Int) {
         if total > classCapacity {
-            (classes, classCapacity) = classes.movedToLarger(count: classCount, capacity: classCapacity, toHold: total)
+            (classesStorage, classCapacity) = classes.movedToLarger(count: classCount, capacity: classCapacity, toHold: total)
         }
         var size = bucketCount
         while size < 2 * total { size *= 2 }
         guard size > bucketCount else { return }
         buckets.deallocate()
         bucketCount = size
-        buckets = .allocate(capacity: bucketCount)
+        bucketsStorage = .allocate(capacity: bucketCount)
         buckets.initialize(repeating: 0, count: bucketCount)
         let mask = bucketCount &- 1
         for i in 0..<classCount {

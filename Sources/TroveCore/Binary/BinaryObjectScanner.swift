@@ -80,7 +80,6 @@ struct BinaryObjectScanner: ~Copyable {
     mutating func decodeTop() throws(PlistError) -> PlistValue {
         var ancestors: [Frame] = []
         var values = PlistValueStack()
-        var dictionaries = PlistDictionaryAssembler()
         var keyClasses = BinaryKeyClasses(objectCount: trailer.objectCount)
         let lookup = self.lookup
         var current = Frame(index: 0, walkIndex: 0, refs: 0, count: 0, base: 0, isDictionary: false)
@@ -104,7 +103,7 @@ struct BinaryObjectScanner: ~Copyable {
                     current = opened
                 }
             } else {
-                let value = try finish(current, values: &values, dictionaries: &dictionaries, keyClasses: &keyClasses)
+                let value = try finish(current, values: &values, keyClasses: &keyClasses)
                 guard let parent = ancestors.popLast() else {
                     try checkExpansion(deliveredSize, at: trailer.offsetTableOffset)
                     return value
@@ -133,6 +132,9 @@ struct BinaryObjectScanner: ~Copyable {
             noteWalkLeaf(index)
             deliveredSize = ExpandedSize()
             return try scalar(index, at: try lookup.offset(ofObject: index))
+        case .decodedOnce:
+            noteWalkLeaf(index)
+            return try keptScalar(index, at: try lookup.offset(ofObject: index))
         case .open:
             throw Self.cycleError(index, at: position)
         case .unseen:
@@ -167,18 +169,28 @@ struct BinaryObjectScanner: ~Copyable {
         }
     }
 
-    /// Decodes a scalar met for the first time, and keeps it when it owns storage.
+    /// Decodes a scalar met for the first time; a string or data object is marked to be kept
+    /// when it is met again.
     private mutating func firstScalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
         let value = try scalar(index, at: start)
         switch value {
         case .string, .data:
-            let size = ExpandedSize(scalar: value)
-            objects.cache(index, value, size: size)
-            deliveredSize = size
+            objects.setState(index, .decodedOnce)
+            deliveredSize = ExpandedSize(scalar: value)
         default:
             objects.setState(index, .scalar)
             deliveredSize = ExpandedSize()
         }
+        return value
+    }
+
+    /// Decodes a string or data object (or any scalar) and keeps it.
+    @inline(never)
+    private mutating func keptScalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
+        let value = try scalar(index, at: start)
+        let size = ExpandedSize(scalar: value)
+        objects.cache(index, value, size: size)
+        deliveredSize = size
         return value
     }
 
@@ -203,12 +215,12 @@ struct BinaryObjectScanner: ~Copyable {
     /// Completes a container whose children are all decoded: moves them off the value stack
     /// into the container's value.
     private mutating func finish(
-        _ frame: Frame, values: inout PlistValueStack, dictionaries: inout PlistDictionaryAssembler,
-        keyClasses: inout BinaryKeyClasses
+        _ frame: Frame, values: inout PlistValueStack, keyClasses: inout BinaryKeyClasses
     ) throws(PlistError) -> PlistValue {
         try checkExpansion(frame.expanded, at: frame.refs)
         let value: PlistValue
         if frame.isDictionary {
+            keyClasses.prepare()
             var keys: [String] = []
             keys.reserveCapacity(frame.count)
             // Two loops rather than one with a branch per key, which every dictionary would pay.
@@ -248,8 +260,10 @@ struct BinaryObjectScanner: ~Copyable {
                 dictionary = PlistDictionary(uncheckedUniqueKeys: keys, values: values.popArray(from: frame.base))
                 repeated = false
             } else {
-                // CoreFoundation's binary reader adds only absent keys: the first entry wins.
-                (dictionary, repeated) = dictionaries.assemble(
+                // CoreFoundation's binary reader adds only absent keys: the first entry wins. An
+                // assembler is made for the few dictionaries that come here (its scratch table is
+                // an allocation every read would pay otherwise).
+                (dictionary, repeated) = PlistDictionaryAssembler().assemble(
                     keys: keys, values: values.popArray(from: frame.base), keeping: .firstValue)
             }
             if keepsLayout && repeated {
@@ -370,7 +384,7 @@ struct BinaryObjectScanner: ~Copyable {
             switch objects.state(object) {
             case .cached: hidden[i] = objects.value(object)
             // A scalar that is not kept decodes again exactly as it did the first time.
-            case .scalar:
+            case .scalar, .decodedOnce:
                 if let start = try? lookup.offset(ofObject: object), let value = try? scalar(object, at: start) {
                     hidden[i] = value
                 }
@@ -386,13 +400,26 @@ struct BinaryObjectScanner: ~Copyable {
     @inline(never)
     private mutating func decodeKey(referencedAt position: Int) throws(PlistError) -> Int {
         let key = try lookup.reference(at: position)
-        guard objects.state(key) == .cached else {
+        switch objects.state(key) {
+        case .cached:
+            break
+        case .decodedOnce:
+            // A string or data object met before as a value, counted then.
             let keyStart = try lookup.offset(ofObject: key)
             try area.requireStringKey(key, at: keyStart, referencedAt: position)
-            // A string object is either cached or unseen: strings are kept once decoded.
+            noteWalkLeaf(key)
+            guard case .string(let text) = try keptScalar(key, at: keyStart) else {
+                throw BinaryObjectArea.notAStringKey(key, referencedAt: position)
+            }
+            noteKeyText(key, text)
+            return text.utf8.count
+        case .unseen, .open, .scalar:
+            // Only an unseen object can be a string here; the others fail the check.
+            let keyStart = try lookup.offset(ofObject: key)
+            try area.requireStringKey(key, at: keyStart, referencedAt: position)
             try countValues(1, at: keyStart)
             noteWalkLeaf(key)
-            guard case .string(let text) = try firstScalar(key, at: keyStart) else {
+            guard case .string(let text) = try keptScalar(key, at: keyStart) else {
                 throw BinaryObjectArea.notAStringKey(key, referencedAt: position)
             }
             noteKeyText(key, text)

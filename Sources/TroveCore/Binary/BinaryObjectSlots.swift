@@ -18,9 +18,11 @@
 struct BinaryObjectSlots: ~Copyable {
     /// How far the decode has got with one object.
     ///
-    /// Only containers, strings and data are kept once decoded: they own storage that every
-    /// reference should share, and a container must not be decoded twice (a file of shared
-    /// references would expand exponentially). Numbers, booleans, dates, UIDs and null are
+    /// Containers are kept once decoded: a container must not be decoded twice (a file of shared
+    /// references would expand exponentially). Strings and data own storage that references
+    /// should share, but most are referenced once, and keeping one costs a retain, a slot and a
+    /// release: they are kept from their second reference on (dictionary keys from their first,
+    /// since the key checks read them from the slot). Numbers, booleans, dates, UIDs and null are
     /// decoded again at each further reference, which costs less than keeping them.
     enum State: UInt8 {
         /// Not reached from the top object (yet).
@@ -31,6 +33,9 @@ struct BinaryObjectSlots: ~Copyable {
         case cached
         /// A scalar that was decoded and validated once and is not kept.
         case scalar
+        /// A string or data object decoded once, as a value, and not kept: the next reference
+        /// decodes it again and keeps it.
+        case decodedOnce
     }
 
     private struct Slot {

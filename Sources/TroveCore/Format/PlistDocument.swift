@@ -76,18 +76,18 @@ public enum Plist {
             throw PlistError(.unknownFormat, "empty input is not a property list")
         }
         guard format == .openStep else {
-            return try format.reader(options).readDocument(bytes, keepingLayout: options.keepsLayout)
+            return try format.readDocument(bytes, options: options)
         }
         // `{` and `"` open both OpenStep and JSON documents. CoreFoundation's reading comes first
         // (plutil reads `5` as the string "5"); JSON is the fallback, as in plutil.
         let openStepError: PlistError
         do {
-            return try PlistFormat.openStep.reader(options).readDocument(bytes, keepingLayout: options.keepsLayout)
+            return try PlistFormat.openStep.readDocument(bytes, options: options)
         } catch {
             openStepError = error
         }
         do {
-            return try PlistFormat.json.reader(options).readDocument(bytes, keepingLayout: options.keepsLayout)
+            return try PlistFormat.json.readDocument(bytes, options: options)
         } catch {
             // Neither reads it: report the format the text resembles more, the one whose reader
             // got further (a JSON document over the depth limit is not "expected '=' after key").
