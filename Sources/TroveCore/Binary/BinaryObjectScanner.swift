@@ -88,6 +88,7 @@ struct BinaryObjectScanner: ~Copyable {
             return value
         }
         var opened = current
+        values.reserve(current.count)
         while true {
             let next = current.next
             if next < current.count {
@@ -101,6 +102,7 @@ struct BinaryObjectScanner: ~Copyable {
                 } else {
                     ancestors.append(current)
                     current = opened
+                    values.reserve(current.count)
                 }
             } else {
                 let value = try finish(current, values: &values, keyClasses: &keyClasses)

@@ -49,6 +49,13 @@ struct MovingStack<Element>: ~Copyable {
         (base, capacity) = base.movedToLarger(count: count, capacity: capacity, toHold: count + 1)
     }
 
+    /// Makes room for `n` more elements at once, so that pushing a large container's children
+    /// moves the stack at most once instead of at every doubling.
+    @inline(__always)
+    mutating func reserve(_ n: Int) {
+        if n > capacity - count { (base, capacity) = base.movedToLarger(count: count, capacity: capacity, toHold: count + n) }
+    }
+
     /// Pushes `count` copies of `element`.
     @inline(__always)
     mutating func push(repeating element: Element, count n: Int) {
