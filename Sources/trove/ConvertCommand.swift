@@ -246,10 +246,16 @@ struct ConversionPlan: Sendable {
         }
     }
 
-    /// Reads, converts and writes one input; returns the bytes read and written.
-    func convert(_ input: InputFile, to destination: OutputTarget) throws(PlistError) -> (read: Int, written: Int) {
+    /// Reads, converts and writes one input; returns the bytes read and written. With
+    /// `keepingDocumentUntilExit`, for the last thing a process does, the decoded document is
+    /// never freed: freeing it would visit every value just before the process ends and its
+    /// memory goes back to the system anyway.
+    func convert(
+        _ input: InputFile, to destination: OutputTarget, keepingDocumentUntilExit: Bool = false
+    ) throws(PlistError) -> (read: Int, written: Int) {
         let data = try input.readData()
         let document = try Plist.read(data, options: PlistReadOptions(keepsLayout: keepsLayout(reading: data)))
+        if keepingDocumentUntilExit { _ = Unmanaged.passRetained(DocumentKeptUntilExit(document)) }
         var outputs: [(OutputTarget, Data)] = []
         switch target {
         case .plist(let format):
@@ -273,6 +279,13 @@ struct ConversionPlan: Sendable {
         }
         return (data.count, written)
     }
+}
+
+/// A reference that holds a document for as long as it is itself retained, which
+/// ``ConversionPlan/convert(_:to:keepingDocumentUntilExit:)`` makes forever.
+private final class DocumentKeptUntilExit {
+    let document: PlistDocument
+    init(_ document: PlistDocument) { self.document = document }
 }
 
 extension OutputTarget {

@@ -59,8 +59,11 @@ struct ConvertRequest: Equatable {
             durability: noSync ? .unflushed : .flushed)
         let directories = resolved.inputs.filter { BatchInputs.isDirectory($0) }
         if directories.isEmpty {
+            // One input is the last work of the process: its document need not be freed.
+            let isOnlyInput = resolved.inputs.count == 1
             try forEachFile(resolved.inputs) { file throws(PlistError) in
-                _ = try plan.convert(file, to: plan.destination(for: file, outputPath: outputPath))
+                _ = try plan.convert(
+                    file, to: plan.destination(for: file, outputPath: outputPath), keepingDocumentUntilExit: isOnlyInput)
             }
             return
         }
