@@ -139,4 +139,18 @@ struct ConvertPlainRunTests {
         try await expectSameRun(format: "xml1", ["-o", directory.path("no/such/dir/out.xml"), preferences], in: directory)
         try await expectSameRun(format: "xml1", ["-o", directory.path("one"), preferences, broken], in: directory)
     }
+
+    @Test("a new output file gets 0644 minus the umask the command runs under")
+    func newFileFollowsTheUmask() async throws {
+        let directory = try TemporaryDirectory()
+        let binary = try #require(TroveExecutable.path)
+        for (mask, expected) in [("077", 0o600), ("027", 0o640), ("000", 0o644)] {
+            let output = directory.path("out-\(mask).plist")
+            let script = "umask \(mask) && exec \"$0\" convert -f binary1 -o \"$1\" \"$2\""
+            let result = try await runProcess("/bin/sh", ["-c", script, binary, output, TestEnvironment.sample("Preferences.plist")])
+            #expect(result.status == 0, "\(result.stderrText)")
+            let attributes = try FileManager.default.attributesOfItem(atPath: output)
+            #expect((attributes[.posixPermissions] as? Int) == expected, "umask \(mask)")
+        }
+    }
 }
