@@ -54,15 +54,58 @@ enum SystemCall {
     /// `umask(2)` means setting it, which races with other threads creating files. Read for
     /// each new file, since a process may change its umask.
     static func currentUmask() -> mode_t {
-        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) {
-            for line in status.split(separator: "\n") where line.hasPrefix("Umask:") {
-                let digits = line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces)
-                if let mask = UInt32(digits, radix: 8) { return mode_t(mask & 0o777) }
-            }
-        }
+        if let status = processStatus(), let mask = umaskField(ofProcessStatus: status) { return mask }
         let previous = umask(0o022)
         umask(previous)
         return previous
+    }
+
+    /// The bytes of `/proc/self/status`, or nil where it cannot be read. Read with plain system
+    /// calls: Foundation's file and string APIs cost more than the whole of a small conversion.
+    private static func processStatus() -> [UInt8]? {
+        guard let fd = try? FileDescriptor.open("/proc/self/status", .readOnly, options: .closeOnExec) else { return nil }
+        defer { try? fd.close() }
+        var status: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            guard let count = try? chunk.withUnsafeMutableBytes({ try fd.read(into: $0, retryOnInterrupt: true) }) else {
+                return nil
+            }
+            if count == 0 { return status }
+            status += chunk[..<count]
+        }
+    }
+
+    /// The mask on the `Umask:` line of a `/proc/PID/status` text (Linux 4.7 and later): the
+    /// octal number after the name, between blanks; nil when no such line holds one.
+    static func umaskField(ofProcessStatus status: [UInt8]) -> mode_t? {
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let name = "Umask:".utf8
+        var lineStart = status.startIndex
+        while lineStart < status.endIndex {
+            let lineEnd = status[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? status.endIndex
+            var field = status[lineStart..<lineEnd]
+            lineStart = lineEnd + 1
+            guard field.starts(with: name) else { continue }
+            field = field.dropFirst(name.count)
+            while let first = field.first, isBlank(first) { field = field.dropFirst() }
+            while let last = field.last, isBlank(last) { field = field.dropLast() }
+            if let mask = octalValue(field) { return mode_t(mask & 0o777) }
+        }
+        return nil
+    }
+
+    /// The value of a non-empty run of octal digits, or nil for anything else or an overflow.
+    private static func octalValue(_ digits: ArraySlice<UInt8>) -> UInt32? {
+        guard !digits.isEmpty else { return nil }
+        var value: UInt32 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "7") else { return nil }
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 8)
+            if overflow { return nil }
+            value = shifted | UInt32(digit - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     /// Opens `path` with swift-system, as a ``PlistError`` naming `path` on failure.

@@ -195,61 +195,16 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("[format] file...: the files and directories to convert, optionally preceded by the format as plutil spells it.", valueName: "file"))
     var arguments: [String] = []
 
-    /// The format and inputs after the optional leading format word has been taken off.
-    private var resolved: (target: ConvertTarget, inputs: [String])? {
-        if let format { return (format, arguments) }
-        guard let first = arguments.first, let target = ConvertTarget(plutilWord: first) else { return nil }
-        return (target, Array(arguments.dropFirst()))
+    /// The options as plain values, which do the work.
+    var request: ConvertRequest {
+        ConvertRequest(
+            format: format, outputPath: outputPath, newExtension: newExtension, readable: readable, header: header,
+            recursive: recursive, match: match, noSync: noSync, verbose: verbose, silent: silent, arguments: arguments)
     }
 
-    /// The extensions `--match` names, lower-cased without dots; `["*"]` for every file.
-    private var matchedExtensions: [String] {
-        let listed = match.flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            .map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 }
-            .filter { !$0.isEmpty }
-        return listed.isEmpty ? ["plist"] : listed
-    }
+    func validate() throws { try request.validate() }
 
-    func validate() throws {
-        guard let resolved else {
-            throw ValidationError("Say which format to write: --format xml1, binary1, json, openstep, swift or objc.")
-        }
-        if resolved.inputs.isEmpty { throw ValidationError("Name at least one file to convert.") }
-        if let outputPath, outputPath != InputFile.standardInputPath, resolved.inputs.count > 1 {
-            throw ValidationError("-o \(outputPath) names one output, but \(resolved.inputs.count) inputs were given; use -o - or -e.")
-        }
-        if let newExtension, newExtension.isEmpty || newExtension.contains("/") {
-            throw ValidationError("-e takes a file extension such as 'xml', not '\(newExtension)'.")
-        }
-        if header, resolved.target != .source(.objc) {
-            throw ValidationError("--header is only valid for objc literal conversions.")
-        }
-        if match.flatMap({ $0.split(separator: ",") }).contains(where: { $0.contains("/") }) {
-            throw ValidationError("--match takes name extensions such as 'plist,strings', not paths.")
-        }
-    }
-
-    func run() throws {
-        guard let resolved else { throw ExitCode.validationFailure }
-        let plan = ConversionPlan(
-            target: resolved.target, readable: readable, writesHeader: header, newExtension: newExtension,
-            durability: noSync ? .unflushed : .flushed)
-        let directories = resolved.inputs.filter { BatchInputs.isDirectory($0) }
-        if directories.isEmpty {
-            try forEachFile(resolved.inputs) { file throws(PlistError) in
-                _ = try plan.convert(file, to: plan.destination(for: file, outputPath: outputPath))
-            }
-            return
-        }
-        if outputPath == InputFile.standardInputPath {
-            throw ValidationError("-o - cannot take a directory's files; give -o a directory to write them into, or use -e.")
-        }
-        let inputs = BatchInputs(
-            arguments: resolved.inputs, recursive: recursive, extensions: matchedExtensions, outputDirectory: outputPath)
-        let conversion = BatchConversion(plan: plan, verbose: verbose, silent: silent)
-        if !conversion.runWaiting(inputs.collect()) { throw ExitCode.failure }
-    }
+    func run() throws { try request.run() }
 }
 
 /// How one input is converted: what is written and where. Shared by single-file and batch runs.
@@ -291,10 +246,16 @@ struct ConversionPlan: Sendable {
         }
     }
 
-    /// Reads, converts and writes one input; returns the bytes read and written.
-    func convert(_ input: InputFile, to destination: OutputTarget) throws(PlistError) -> (read: Int, written: Int) {
+    /// Reads, converts and writes one input; returns the bytes read and written. With
+    /// `keepingDocumentUntilExit`, for the last thing a process does, the decoded document is
+    /// never freed: freeing it would visit every value just before the process ends and its
+    /// memory goes back to the system anyway.
+    func convert(
+        _ input: InputFile, to destination: OutputTarget, keepingDocumentUntilExit: Bool = false
+    ) throws(PlistError) -> (read: Int, written: Int) {
         let data = try input.readData()
         let document = try Plist.read(data, options: PlistReadOptions(keepsLayout: keepsLayout(reading: data)))
+        if keepingDocumentUntilExit { _ = Unmanaged.passRetained(DocumentKeptUntilExit(document)) }
         var outputs: [(OutputTarget, Data)] = []
         switch target {
         case .plist(let format):
@@ -318,6 +279,13 @@ struct ConversionPlan: Sendable {
         }
         return (data.count, written)
     }
+}
+
+/// A reference that holds a document for as long as it is itself retained, which
+/// ``ConversionPlan/convert(_:to:keepingDocumentUntilExit:)`` makes forever.
+private final class DocumentKeptUntilExit {
+    let document: PlistDocument
+    init(_ document: PlistDocument) { self.document = document }
 }
 
 extension OutputTarget {

@@ -38,20 +38,41 @@ struct TroveCommand: ParsableCommand {
         defaultSubcommand: LintCommand.self
     )
 
-    /// plutil's verb flags, accepted in first position so that `trove` can stand in for plutil in
-    /// existing scripts for the verbs it has.
-    static let plutilVerbs = [
-        "-lint": "lint", "-convert": "convert", "-p": "print", "-help": "--help",
-        "-type": "type", "-extract": "extract", "-insert": "insert", "-replace": "replace", "-remove": "remove",
-        "-create": "create",
-    ]
+    /// The verb for one of plutil's verb flags, accepted in first position so that `trove` can
+    /// stand in for plutil in existing scripts for the verbs it has.
+    static func verb(forPlutilFlag flag: String) -> String? {
+        switch flag {
+        case "-lint": "lint"
+        case "-convert": "convert"
+        case "-p": "print"
+        case "-help": "--help"
+        case "-type": "type"
+        case "-extract": "extract"
+        case "-insert": "insert"
+        case "-replace": "replace"
+        case "-remove": "remove"
+        case "-create": "create"
+        default: nil
+        }
+    }
 
     /// Translates a plutil-style verb, then runs the command as usual. Commands run on the main
     /// thread; only a directory conversion starts the concurrency runtime's threads (see
-    /// ``BatchConversion``), so a one-file run does not pay for them.
+    /// ``BatchConversion``), so a one-file run does not pay for them. A plain `convert` command
+    /// line (see ``ConvertRequest/init(plainCommandLine:)``) that passes validation runs without
+    /// ArgumentParser's parse; its errors are reported by ArgumentParser as they would be after
+    /// its parse, and any other command line, or one that fails validation, goes through it.
     static func main() {
         var arguments = Array(CommandLine.arguments.dropFirst())
-        if let first = arguments.first, let verb = plutilVerbs[first] { arguments[0] = verb }
+        if let first = arguments.first, let verb = verb(forPlutilFlag: first) { arguments[0] = verb }
+        if let request = ConvertRequest(plainCommandLine: arguments), (try? request.validate()) != nil {
+            do {
+                try request.run()
+            } catch {
+                exit(withError: error)
+            }
+            return
+        }
         main(arguments)
     }
 }
