@@ -510,7 +510,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     /// Each kind's end tag as little-endian words (the first 8 bytes, then the rest) and its width.
     private static let endTagWords: [(word: (low: UInt64, high: UInt64), width: Int)] = (0...10).map { raw in
-        let bytes = Array("</\(XMLElementKind(rawValue: UInt8(raw))!)>".utf8)
+        let name = XMLElementKind(rawValue: UInt8(raw))!.name
+        let bytes = Array("</".utf8) + UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount) + [UInt8(ascii: ">")]
         var low: UInt64 = 0, high: UInt64 = 0
         for (k, byte) in bytes.enumerated() {
             if k < 8 { low |= UInt64(byte) << (UInt64(k) * 8) } else { high |= UInt64(byte) << (UInt64(k - 8) * 8) }

@@ -9,6 +9,25 @@ import Foundation
 enum XMLElementKind: UInt8 {
     case plist, array, dict, key, string, integer, real, date, data, `true`, `false`
 
+    /// The element's name. Spelled out rather than taken from the case name: interpolating an
+    /// enum case into a string goes through runtime reflection, millions of instructions at the
+    /// first use, most of a small file's conversion in a fresh process.
+    var name: StaticString {
+        switch self {
+        case .plist: "plist"
+        case .array: "array"
+        case .dict: "dict"
+        case .key: "key"
+        case .string: "string"
+        case .integer: "integer"
+        case .real: "real"
+        case .date: "date"
+        case .data: "data"
+        case .true: "true"
+        case .false: "false"
+        }
+    }
+
     /// The kind for a libxml2 local name (NUL-terminated), or nil for an element that is not part
     /// of the format.
     init?(name p: UnsafePointer<UInt8>) {
