@@ -1,20 +1,24 @@
 import CTroveFastPaths
 import Foundation
 
-/// Decides, while ``XMLCommonSubsetScanner`` reads a document for a lossless read, whether every
-/// byte of it is what the canonical writer would write for the value read, and collects the
-/// container shapes the layout numbers its nodes by.
+/// Decides, while ``XMLCommonSubsetScanner`` reads a document for a lossless read, whether the
+/// document is what the canonical writer would write for the value read but for the spelling
+/// of some scalars' text, and collects the container shapes the layout numbers its nodes by
+/// and the notes for those scalars.
 ///
 /// A document written by CoreFoundation or by Trove's writer is canonical, and its
-/// ``XMLLayout`` is then just those shapes: no notes, no prolog or epilog, the standard line
-/// break and indentation. Knowing that from the scanner's own pass spares the second walk of
+/// ``XMLLayout`` is then just those shapes: no prolog or epilog, the standard line break and
+/// indentation. Hand-edited files mostly differ in text alone (`&apos;`, `0x10`, `1.50`), which
+/// a content note describes. Knowing that from the scanner's own pass spares the second walk of
 /// ``XMLLayoutScanner`` over bytes and value, which cost as much as the read itself. The check
-/// is conservative: on anything it does not decide cheaply (a comment, a reference other than
-/// `&amp;`, `&lt;` and `&gt;`, a UID, a scalar root...) it gives up, and the reader runs the
-/// layout scanner, which stays the reference for the notes. Node numbers and shapes follow
-/// the layout's rules (pre-order, a dictionary entry is its key then its value, a UID one node).
+/// is conservative: on anything it does not decide cheaply (a comment, a gap other than the
+/// standard break, a tag the writer would spell otherwise, a UID, a scalar root...) it gives
+/// up, and the reader runs the layout scanner, which stays the reference for the notes. Node
+/// numbers, shapes and notes follow the layout's rules (pre-order, a dictionary entry is its
+/// key then its value, a UID one node; a content note holds the text and the value it spells).
 struct XMLCanonicalLayoutCheck: ~Copyable {
-    /// False once some byte was found, or could not cheaply be shown, to be canonical.
+    /// False once some byte was found, or could not cheaply be shown, to be canonical or
+    /// described by a content note.
     private(set) var isCanonical = true
     /// The next node number.
     private(set) var nodeCount = 0
@@ -22,18 +26,31 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
     /// an array and hashed once at the end into a dictionary of the right size, rather than
     /// rehashed each time a growing dictionary doubles.
     private var shapes: [(node: Int, shape: XMLContainerShape)] = []
+    /// The content notes of scalars whose text is not the canonical spelling of their value.
+    private var notes: [Int: XMLNodeNote] = [:]
     private var scratch = ByteBuffer()
 
-    /// Every finished container's shape, by node number.
-    var containers: [Int: XMLContainerShape] {
+    /// The layout found: the shapes of every finished container, by node number, and the
+    /// content notes; the encoding is the reader's to set.
+    func layout() -> XMLLayout {
+        var layout = XMLLayout()
         var byNode = [Int: XMLContainerShape](minimumCapacity: shapes.count)
         for (node, shape) in shapes { byNode[node] = shape }
-        return byNode
+        layout.containers = byNode
+        layout.notes = notes
+        return layout
     }
 
     mutating func giveUp() {
         isCanonical = false
         shapes = []
+        notes = [:]
+    }
+
+    /// Keeps `text`, the content of node `node`, as a note: it is not the canonical spelling of
+    /// `value`, which it was read as.
+    mutating func noteContent(_ text: UnsafeBufferPointer<UInt8>, of value: PlistValue, node: Int) {
+        notes[node] = XMLNodeNote(content: Array(text), spelledValue: value)
     }
 
     /// Numbers a new node (a value element or a dictionary key) and returns its number.
@@ -133,24 +150,38 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
         return true
     }
 
+    /// Whether `text`, which ``XMLScalarSyntax/parseInteger(_:)`` accepted, is the canonical
+    /// spelling of the integer it read (``ByteBuffer/appendDecimal(_:)``'s: an optional `-`, then
+    /// digits without a leading zero, or `0`). The parse refuses anything after its digits and
+    /// hex digits without `0x`, so the bytes at the start decide it: a space, a `+`, a `0x` or a
+    /// leading zero all put something other than a digit from 1 to 9 where the digits begin.
+    static func isCanonicalParsedInteger(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let first = text[0] == UInt8(ascii: "-") ? 1 : 0
+        let lead = text[first]
+        return (lead >= UInt8(ascii: "1") && lead <= UInt8(ascii: "9")) || (text.count == 1 && lead == UInt8(ascii: "0"))
+    }
+
     /// Checks a scalar's content (`text`, between its tags) against the canonical spelling of
-    /// `value` at `depth`. Strings are decided by the scanner, which saw their references.
-    mutating func checkContent(_ text: UnsafeBufferPointer<UInt8>, of value: PlistValue, depth: Int) {
-        // Integers and dates are mostly decided from the text alone; the rest is spelled.
+    /// `value` at `depth`, and notes it when it differs. Strings are decided by the scanner,
+    /// which saw their references.
+    mutating func checkContent(_ text: UnsafeBufferPointer<UInt8>, of value: PlistValue, depth: Int, node: Int) {
+        // Integers, reals and dates are mostly decided from the text alone; the rest is spelled.
         let decided: Bool?
         switch value {
-        case .integer(let n): decided = XMLCanonicalSpelling.isCanonicalInteger(text, n)
+        case .integer: decided = Self.isCanonicalParsedInteger(text)
+        case .real(let r):
+            let answer = trove_real_is_g17(text.baseAddress, text.count, r.value)
+            decided = answer < 0 ? nil : answer == 1
         case .date(let d): decided = XMLCanonicalSpelling.isCanonicalDate(text, d)
         case .data(let d): decided = Self.isCanonicalData(text, count: d.count, depth: depth)
-        case .real: decided = nil
         default: return giveUp()
         }
         if let decided {
-            if !decided { giveUp() }
+            if !decided { noteContent(text, of: value, node: node) }
             return
         }
         scratch.removeAll()
         XMLCanonicalSpelling.appendScalarContent(value, depth: depth, to: &scratch)
-        if !scratch.equals(text[...]) { giveUp() }
+        if !scratch.equals(text[...]) { noteContent(text, of: value, node: node) }
     }
 }

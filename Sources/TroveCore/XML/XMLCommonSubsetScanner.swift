@@ -63,9 +63,9 @@ struct XMLCommonSubsetScanner: ~Copyable {
         var value: PlistValue
         var layoutIsUnreliable: Bool
         var hasRepeatedKeys: Bool
-        /// When the document was checked and found canonical: the shapes of its containers,
-        /// all its layout holds besides the encoding (see ``XMLCanonicalLayoutCheck``).
-        var canonicalLayoutShapes: [Int: XMLContainerShape]?
+        /// When the document was checked and found canonical but for content notes: its
+        /// layout, whose encoding the reader sets (see ``XMLCanonicalLayoutCheck``).
+        var checkedLayout: XMLLayout?
     }
 
     /// The document `b` (UTF-8) read, or nil when the libxml2 path must read it.
@@ -75,14 +75,16 @@ struct XMLCommonSubsetScanner: ~Copyable {
         var scanner = XMLCommonSubsetScanner(b, base: base, limits: limits)
         if !checkingLayout { scanner.layoutCheck.giveUp() }
         guard scanner.skipProlog(), scanner.readRoot(), let value = scanner.result else { return nil }
-        var shapes: [Int: XMLContainerShape]?
+        var layout: XMLLayout?
         if scanner.layoutCheck.isCanonical, !scanner.hasRepeatedKeys, !scanner.layoutIsUnreliable, scanner.rootValueEnd >= 0 {
             scanner.layoutCheck.checkEpilog(base + scanner.rootValueEnd, count: scanner.n - scanner.rootValueEnd)
-            if scanner.layoutCheck.isCanonical { shapes = scanner.layoutCheck.containers }
+            if scanner.layoutCheck.isCanonical {
+                layout = scanner.layoutCheck.layout()
+            }
         }
         return Outcome(
             value: value, layoutIsUnreliable: scanner.layoutIsUnreliable, hasRepeatedKeys: scanner.hasRepeatedKeys,
-            canonicalLayoutShapes: shapes)
+            checkedLayout: layout)
     }
 
     private init(_ b: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, limits: PlistLimits) {
@@ -250,7 +252,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
             frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count))
             return true
         default:
-            return readScalar(kind, isEmpty: isEmpty, isDictionaryKey: isDictionaryKey)
+            return readScalar(kind, isEmpty: isEmpty, isDictionaryKey: isDictionaryKey, node: node)
         }
     }
 
@@ -313,8 +315,9 @@ struct XMLCommonSubsetScanner: ~Copyable {
         return layoutCheck.takeNodeNumber()
     }
 
-    /// Reads a scalar's text and its end tag; `i` stands after its start tag.
-    private mutating func readScalar(_ kind: XMLElementKind, isEmpty: Bool, isDictionaryKey: Bool) -> Bool {
+    /// Reads a scalar's text and its end tag; `i` stands after its start tag. `node` is its node
+    /// number while the layout is checked.
+    private mutating func readScalar(_ kind: XMLElementKind, isEmpty: Bool, isDictionaryKey: Bool, node: Int) -> Bool {
         let start = i
         var seen: UInt32 = 0
         if !isEmpty {
@@ -323,7 +326,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
             // prescan hands them through as character references).
             i += trove_xml_text_end(p + i, n - i, &seen)
             // `]]>` ends a CDATA section, and libxml2 refuses it in text.
-            if seen & UInt32(TROVE_XML_TEXT_BRACKET) != 0, containsCDATAEnd(from: start, to: i) { return false }
+            if seen & UInt32(TROVE_XML_TEXT_GREATER) != 0, containsCDATAEnd(from: start, to: i) { return false }
         }
         let hasReferences = seen & UInt32(TROVE_XML_TEXT_AMPERSAND) != 0
         let isASCII = seen & UInt32(TROVE_XML_TEXT_NON_ASCII) == 0
@@ -339,8 +342,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
         case .key, .string:
             guard let string = makeString(text, hasReferences: hasReferences, isASCII: isASCII) else { return false }
             // The canonical writer escapes `&`, `<` and `>` with the named entities, and nothing else.
-            if layoutCheck.isCanonical, sawOtherReference || XMLMarkupPrescan.find(text, UInt8(ascii: ">"), from: 0) != nil {
-                layoutCheck.giveUp()
+            if layoutCheck.isCanonical, sawOtherReference || seen & UInt32(TROVE_XML_TEXT_GREATER) != 0 {
+                layoutCheck.noteContent(text, of: .string(string), node: node)
             }
             if isDictionaryKey {
                 keys.push(string)
@@ -362,7 +365,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
             } catch {
                 return false
             }
-            if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth) }
+            if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node) }
         }
         return deliver(value)
     }
