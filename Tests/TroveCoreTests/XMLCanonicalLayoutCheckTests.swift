@@ -55,7 +55,7 @@ struct XMLCanonicalLayoutCheckTests {
     private static func checkCanonical(_ bytes: [UInt8], _ what: @autoclosure () -> String,
                                        sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         guard let layout = scannerLayout(bytes) else { return false }
-        let shapes = layout.containers
+        let shapes = layout.containers.byNode
         guard let value = bytes.withUnsafeBytes({ try? XMLPlistReader().read($0, keepingLayout: false).value }),
             let reference = referenceLayout(bytes, value)
         else {
@@ -65,7 +65,7 @@ struct XMLCanonicalLayoutCheckTests {
         #expect(describe(layout.notes) == describe(reference.notes), "\(what()): notes differ", sourceLocation: sourceLocation)
         #expect(reference.prolog == nil && reference.epilog == nil, "\(what()): prolog or epilog", sourceLocation: sourceLocation)
         #expect(reference.lineBreak == [0x0A] && reference.indentUnit == [0x09], "\(what()): indentation", sourceLocation: sourceLocation)
-        #expect(describe(shapes) == describe(reference.containers), "\(what()): container shapes differ", sourceLocation: sourceLocation)
+        #expect(describe(shapes) == describe(reference.containers.byNode), "\(what()): container shapes differ", sourceLocation: sourceLocation)
         return true
     }
 

@@ -22,10 +22,9 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
     private(set) var isCanonical = true
     /// The next node number.
     private(set) var nodeCount = 0
-    /// Every finished container's node number and shape, in the order they closed: gathered in
-    /// an array and hashed once at the end into a dictionary of the right size, rather than
-    /// rehashed each time a growing dictionary doubles.
-    private var shapes: [(node: Int, shape: XMLContainerShape)] = []
+    /// The shapes of the containers: each holds its place from its start tag, so they are in
+    /// node order.
+    private var shapes = XMLContainerShapes()
     /// The content notes of scalars whose text is not the canonical spelling of their value.
     private var notes: [Int: XMLNodeNote] = [:]
     private var scratch = ByteBuffer()
@@ -34,16 +33,14 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
     /// content notes; the encoding is the reader's to set.
     func layout() -> XMLLayout {
         var layout = XMLLayout()
-        var byNode = [Int: XMLContainerShape](minimumCapacity: shapes.count)
-        for (node, shape) in shapes { byNode[node] = shape }
-        layout.containers = byNode
+        layout.containers = shapes
         layout.notes = notes
         return layout
     }
 
     mutating func giveUp() {
         isCanonical = false
-        shapes = []
+        shapes.removeAll()
         notes = [:]
     }
 
@@ -60,22 +57,30 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
         return nodeCount - 1
     }
 
-    /// Records a finished array or dictionary opened as node `index`.
-    mutating func closeContainer(at index: Int, isDictionary: Bool, childCount: Int) {
+    /// Opens the array or dictionary numbered `index` (its start tag read); returns the place
+    /// its shape takes when it closes.
+    mutating func openContainer(at index: Int) -> Int {
+        shapes.holdPlace(for: index)
+    }
+
+    /// Records a finished array or dictionary opened as node `index` at `place`.
+    mutating func closeContainer(at index: Int, place: Int, isDictionary: Bool, childCount: Int) {
         // A container written with a start and an end tag but no child is `<array/>` canonically.
         guard childCount > 0 else { return giveUp() }
-        shapes.append((index, XMLContainerShape(isDictionary: isDictionary, childCount: childCount, subtreeSize: nodeCount - index)))
+        shapes.fill(place, with: XMLContainerShape(isDictionary: isDictionary, childCount: childCount, subtreeSize: nodeCount - index))
     }
 
     /// Records an array or dictionary written as an empty-element tag, node `index`.
     mutating func closeEmptyContainer(at index: Int, isDictionary: Bool) {
-        shapes.append((index, XMLContainerShape(isDictionary: isDictionary, childCount: 0, subtreeSize: 1)))
+        shapes.record(XMLContainerShape(isDictionary: isDictionary, childCount: 0, subtreeSize: 1), at: index)
     }
 
     /// A dictionary opened as node `index` turned out to be a UID, which is one node: the key
-    /// and integer inside it are its content, not nodes.
+    /// and integer inside it are its content, not nodes, and it has no shape (its place, held
+    /// last since nothing inside it is a container, is dropped).
     mutating func closeUID(at index: Int) {
         nodeCount = index + 1
+        shapes.dropLastPlace()
     }
 
     /// Checks the bytes before the root value: the canonical header, whose `<plist>` start tag
@@ -98,8 +103,20 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
     /// Checks the gap before the element or end tag at `tagStart` at `depth`: a newline and
     /// `depth` tabs. The scanner reaches a tag only over whitespace from the `>` of the markup
     /// before it, so the gap is exactly that when that `>` stands right before the newline.
+    /// Up to six tabs, the `>`, the newline and the tabs are one word compared under a mask.
     @inline(__always)
     mutating func checkGap(before tagStart: Int, in p: UnsafePointer<UInt8>, depth: Int) {
+        if depth <= 6, tagStart >= 8 {
+            // The eight bytes before the tag as a little-endian word: `>`, the newline and the
+            // tabs fill its top `depth + 2` bytes.
+            let tabs: UInt64 = 0x0909_0909_0909_0909
+            let width = UInt64(depth + 2) * 8
+            let mask: UInt64 = ~0 &<< (64 - width)
+            let expected = (tabs & mask) & ~(0xFFFF &<< (64 - width)) | 0x0A3E &<< (64 - width)
+            let word = UInt64(littleEndian: UnsafeRawPointer(p + tagStart - 8).loadUnaligned(as: UInt64.self))
+            if word & mask != expected { giveUp() }
+            return
+        }
         let newline = tagStart - depth - 1
         guard newline >= 1, p[newline - 1] == UInt8(ascii: ">"), p[newline] == 0x0A else { return giveUp() }
         var k = newline + 1
@@ -161,19 +178,34 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
         return (lead >= UInt8(ascii: "1") && lead <= UInt8(ascii: "9")) || (text.count == 1 && lead == UInt8(ascii: "0"))
     }
 
+    /// Checks the text of the integer `n`, node `node`, which ``XMLScalarSyntax/parseInteger(_:)``
+    /// read from it.
+    @inline(__always)
+    mutating func checkInteger(_ text: UnsafeBufferPointer<UInt8>, _ n: PlistInteger, node: Int) {
+        if !Self.isCanonicalParsedInteger(text) { noteContent(text, of: .integer(n), node: node) }
+    }
+
+    /// Checks the text of the real `r`, node `node`: compared with its `%.17g` in place where
+    /// that is exact, else spelled.
+    @inline(__always)
+    mutating func checkReal(_ text: UnsafeBufferPointer<UInt8>, _ r: Double, node: Int) {
+        let answer = trove_real_is_g17(text.baseAddress, text.count, r)
+        if answer == 1 { return }
+        if answer == 0 { return noteContent(text, of: .real(PlistReal(r)), node: node) }
+        checkContent(text, of: .real(PlistReal(r)), depth: 0, node: node)
+    }
+
     /// Checks a scalar's content (`text`, between its tags) against the canonical spelling of
     /// `value` at `depth`, and notes it when it differs. Strings are decided by the scanner,
     /// which saw their references.
     mutating func checkContent(_ text: UnsafeBufferPointer<UInt8>, of value: PlistValue, depth: Int, node: Int) {
-        // Integers, reals and dates are mostly decided from the text alone; the rest is spelled.
+        // Dates and data are mostly decided from the text alone; the rest is spelled.
         let decided: Bool?
         switch value {
-        case .integer: decided = Self.isCanonicalParsedInteger(text)
-        case .real(let r):
-            let answer = trove_real_is_g17(text.baseAddress, text.count, r.value)
-            decided = answer < 0 ? nil : answer == 1
         case .date(let d): decided = XMLCanonicalSpelling.isCanonicalDate(text, d)
         case .data(let d): decided = Self.isCanonicalData(text, count: d.count, depth: depth)
+        case .integer(let n): decided = XMLCanonicalSpelling.isCanonicalInteger(text, n)
+        case .real: decided = nil
         default: return giveUp()
         }
         if let decided {

@@ -31,8 +31,10 @@ struct XMLCommonSubsetScanner: ~Copyable {
         /// on `keys`; a dictionary holds one more key than values while a key waits for its value.
         var valueBase: Int
         var keyBase: Int
-        /// The container's node number in the layout's numbering, while that is kept.
+        /// The container's node number in the layout's numbering, and the place of its shape
+        /// among the layout check's, while the check goes on.
         var node = 0
+        var shapePlace = 0
     }
 
     private let b: UnsafeBufferPointer<UInt8>
@@ -245,7 +247,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
                 if layoutCheck.isCanonical { layoutCheck.closeEmptyContainer(at: node, isDictionary: kind == .dict) }
                 return deliver(kind == .array ? .array([]) : .dictionary(takeDictionary(keyBase: keys.count, valueBase: values.count)))
             }
-            frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count, node: node))
+            let place = layoutCheck.isCanonical ? layoutCheck.openContainer(at: node) : 0
+            frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count, node: node, shapePlace: place))
             return true
         case .plist:
             guard !isEmpty else { return false }
@@ -271,7 +274,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
         case .array:
             containerDepth -= 1
             if layoutCheck.isCanonical {
-                layoutCheck.closeContainer(at: frame.node, isDictionary: false, childCount: values.count - frame.valueBase)
+                layoutCheck.closeContainer(
+                    at: frame.node, place: frame.shapePlace, isDictionary: false, childCount: values.count - frame.valueBase)
             }
             return deliver(.array(values.popArray(from: frame.valueBase)))
         default:
@@ -288,7 +292,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
                     }
                     layoutCheck.closeUID(at: frame.node)
                 } else {
-                    layoutCheck.closeContainer(at: frame.node, isDictionary: true, childCount: dictionary.count)
+                    layoutCheck.closeContainer(at: frame.node, place: frame.shapePlace, isDictionary: true, childCount: dictionary.count)
                 }
             }
             return deliver(value)
@@ -357,15 +361,24 @@ struct XMLCommonSubsetScanner: ~Copyable {
             guard !hasReferences, isASCII else { return false }
             do throws(XMLScalarSyntax.Failure) {
                 switch kind {
-                case .integer: value = .integer(try XMLScalarSyntax.parseInteger(text))
-                case .real: value = .real(PlistReal(try XMLScalarSyntax.parseReal(text)))
-                case .date: value = .date(try XMLScalarSyntax.parseDate(text))
-                default: value = .data(Data(try XMLScalarSyntax.decodeBase64(text)))
+                case .integer:
+                    let n = try XMLScalarSyntax.parseInteger(text)
+                    value = .integer(n)
+                    if layoutCheck.isCanonical { layoutCheck.checkInteger(text, n, node: node) }
+                case .real:
+                    let r = try XMLScalarSyntax.parseReal(text)
+                    value = .real(PlistReal(r))
+                    if layoutCheck.isCanonical { layoutCheck.checkReal(text, r, node: node) }
+                case .date:
+                    value = .date(try XMLScalarSyntax.parseDate(text))
+                    if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node) }
+                default:
+                    value = .data(Data(try XMLScalarSyntax.decodeBase64(text)))
+                    if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node) }
                 }
             } catch {
                 return false
             }
-            if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node) }
         }
         return deliver(value)
     }
