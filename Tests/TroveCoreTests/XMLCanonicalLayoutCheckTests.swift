@@ -137,8 +137,18 @@ struct XMLCanonicalLayoutCheckTests {
     func canonicalData() throws {
         var g = SplitMix(seed: 0x5CA7_0103)
         var mutator = ByteMutator(random: SplitMix(seed: 0x5CA7_0104), alphabet: Array("AB=\n\t/+a0!".utf8), emptyReplacement: 0x0A)
-        func isCanonical(_ text: [UInt8], _ count: Int, _ depth: Int) -> Bool {
-            text.withUnsafeBufferPointer { XMLCanonicalLayoutCheck.isCanonicalData($0, count: count, depth: depth) }
+        // Decided from the text alone, and with the decoder's count of bytes it did not take as
+        // four letters: both must give the same answer.
+        func isCanonical(_ text: [UInt8], _ count: Int, _ depth: Int, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+            let alone = text.withUnsafeBufferPointer { XMLCanonicalLayoutCheck.isCanonicalData($0, count: count, depth: depth) }
+            var slowBytes = 0
+            if (try? text.withUnsafeBufferPointer({ try XMLScalarSyntax.decodeBase64($0, slowBytes: &slowBytes) })) != nil {
+                let counted = text.withUnsafeBufferPointer {
+                    XMLCanonicalLayoutCheck.isCanonicalData($0, count: count, depth: depth, slowBytes: slowBytes)
+                }
+                #expect(counted == alone, "\(String(decoding: text, as: UTF8.self).debugDescription)", sourceLocation: sourceLocation)
+            }
+            return alone
         }
         for round in 0..<600 {
             let bytes = (0..<g.below(130)).map { _ in UInt8(truncatingIfNeeded: g.next()) }

@@ -120,6 +120,10 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
         let newline = tagStart - depth - 1
         guard newline >= 1, p[newline - 1] == UInt8(ascii: ">"), p[newline] == 0x0A else { return giveUp() }
         var k = newline + 1
+        while k + 8 <= tagStart {
+            if UnsafeRawPointer(p + k).loadUnaligned(as: UInt64.self) != 0x0909_0909_0909_0909 { return giveUp() }
+            k += 8
+        }
         while k < tagStart {
             if p[k] != 0x09 { return giveUp() }
             k += 1
@@ -130,17 +134,38 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
     /// `depth` (see ``XMLCanonicalSpelling/appendDataContent(_:depth:to:)``), decided without
     /// encoding them again: text of the canonical shape (line breaks, tabs, letters, padding
     /// and zero bits after the last byte) is the canonical spelling of what it decodes to.
-    static func isCanonicalData(_ text: UnsafeBufferPointer<UInt8>, count n: Int, depth: Int) -> Bool {
+    ///
+    /// `slowBytes` is how many bytes the decoder did not take as four letters at a quantum
+    /// boundary (see ``XMLScalarSyntax/decodeBase64(_:slowBytes:)``), or nil. Canonical text
+    /// leaves it only its line breaks and tabs, and a padded last quantum; when that is the
+    /// count, and those bytes stand where they belong, every other byte is a letter, and only
+    /// the line structure and the last quantum need looking at.
+    static func isCanonicalData(_ text: UnsafeBufferPointer<UInt8>, count n: Int, depth: Int, slowBytes: Int? = nil) -> Bool {
         let indent = min(depth, 8)
         let lineLength = 76 - 8 * indent
         let encodedCount = (n + 2) / 3 * 4
         let lineCount = (encodedCount + lineLength - 1) / lineLength
-        guard let p = text.baseAddress, text.count == 1 + encodedCount + lineCount * (indent + 1) + depth, p[0] == 0x0A else {
+        let separators = 1 + lineCount * (indent + 1) + depth
+        guard let p = text.baseAddress, text.count == encodedCount + separators, p[0] == 0x0A else {
             return false
         }
         let padding = (3 - n % 3) % 3
+        let lettersAreKnown = slowBytes == separators + (padding > 0 ? 4 : 0)
         var k = 1
         var remaining = encodedCount
+        if lettersAreKnown {
+            // Every line but the last is full: only its tabs and its line break need looking at.
+            while remaining > lineLength {
+                for _ in 0..<indent {
+                    guard p[k] == 0x09 else { return false }
+                    k += 1
+                }
+                k += lineLength
+                guard p[k] == 0x0A else { return false }
+                k += 1
+                remaining -= lineLength
+            }
+        }
         while remaining > 0 {
             for _ in 0..<indent {
                 guard p[k] == 0x09 else { return false }
@@ -149,7 +174,14 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
             let length = min(lineLength, remaining)
             remaining -= length
             let letters = remaining == 0 ? length - padding : length
-            guard trove_is_base64_letters(p + k, letters) != 0 else { return false }
+            if lettersAreKnown {
+                // Only the padded last quantum went through the decoder's byte-at-a-time path.
+                if remaining == 0, padding > 0 {
+                    for j in (letters - (4 - padding))..<letters where XMLScalarSyntax.base64Letters[Int(p[k + j])] < 0 { return false }
+                }
+            } else {
+                guard trove_is_base64_letters(p + k, letters) != 0 else { return false }
+            }
             for j in letters..<length where p[k + j] != UInt8(ascii: "=") { return false }
             if remaining == 0, padding > 0 {
                 // The bits after the last byte, which a decoder drops, are zero canonically.
@@ -197,13 +229,15 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
 
     /// Checks a scalar's content (`text`, between its tags) against the canonical spelling of
     /// `value` at `depth`, and notes it when it differs. Strings are decided by the scanner,
-    /// which saw their references.
-    mutating func checkContent(_ text: UnsafeBufferPointer<UInt8>, of value: PlistValue, depth: Int, node: Int) {
+    /// which saw their references. `slowBytes` is the base64 decoder's count for data.
+    mutating func checkContent(
+        _ text: UnsafeBufferPointer<UInt8>, of value: PlistValue, depth: Int, node: Int, slowBytes: Int? = nil
+    ) {
         // Dates and data are mostly decided from the text alone; the rest is spelled.
         let decided: Bool?
         switch value {
         case .date(let d): decided = XMLCanonicalSpelling.isCanonicalDate(text, d)
-        case .data(let d): decided = Self.isCanonicalData(text, count: d.count, depth: depth)
+        case .data(let d): decided = Self.isCanonicalData(text, count: d.count, depth: depth, slowBytes: slowBytes)
         case .integer(let n): decided = XMLCanonicalSpelling.isCanonicalInteger(text, n)
         case .real: decided = nil
         default: return giveUp()

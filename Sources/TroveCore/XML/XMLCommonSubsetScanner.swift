@@ -373,8 +373,13 @@ struct XMLCommonSubsetScanner: ~Copyable {
                     value = .date(try XMLScalarSyntax.parseDate(text))
                     if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node) }
                 default:
-                    value = .data(Data(try XMLScalarSyntax.decodeBase64(text)))
-                    if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node) }
+                    if layoutCheck.isCanonical {
+                        var slowBytes = 0
+                        value = .data(Data(try XMLScalarSyntax.decodeBase64(text, slowBytes: &slowBytes)))
+                        layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node, slowBytes: slowBytes)
+                    } else {
+                        value = .data(Data(try XMLScalarSyntax.decodeBase64(text)))
+                    }
                 }
             } catch {
                 return false
