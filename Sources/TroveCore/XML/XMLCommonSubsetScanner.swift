@@ -301,6 +301,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     /// The layout check at the start tag at `tagStart` of a value element or key: its gap (or,
     /// for the root value, the prolog) and its tag form. Returns the element's node number.
+    @inline(__always)
     private mutating func checkElementStart(_ kind: XMLElementKind, at tagStart: Int, isEmpty: Bool, isDictionaryKey: Bool) -> Int {
         if containerDepth == 0 {
             // The root value; a scalar root is left to the layout scanner, which takes the
