@@ -136,16 +136,52 @@ static int round_to_17_digits(uint64_t m, int e, uint64_t *digits, int *exponent
     return 0;
 }
 
+/// The eight decimal digits of `v` (below 10^8), leading zeros included, as ASCII with the first
+/// digit in the lowest byte (to be stored little-endian): `v` is split into lanes of 4, then 2,
+/// then 1 digit, each split a multiply and shift instead of a division per digit.
+static inline uint64_t eight_ascii_digits(uint32_t v) {
+    // Lanes of 32 bits: the first four digits, the last four.
+    uint64_t fours = (uint64_t)(v / 10000) | ((uint64_t)(v % 10000) << 32);
+    // x / 100 for x < 10^4 is (x * 10486) >> 20; the lanes cannot carry into each other.
+    uint64_t hundreds = ((fours * 10486) >> 20) & 0x0000007F0000007FULL;
+    uint64_t twos = hundreds | ((fours - 100 * hundreds) << 16);
+    // x / 10 for x < 100 is (x * 103) >> 10, in lanes of 16 bits.
+    uint64_t tens = ((twos * 103) >> 10) & 0x000F000F000F000FULL;
+    uint64_t ones = tens | ((twos - 10 * tens) << 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return ones + 0x3030303030303030ULL;
+#else
+    return __builtin_bswap64(ones + 0x3030303030303030ULL);
+#endif
+}
+
+/// Writes the 17 digits of `n` (in [10^16, 10^17)) into `d` as ASCII and returns how many are
+/// left when trailing zeros are dropped, at least 1.
+static inline int seventeen_digits(uint64_t n, char d[17]) {
+    uint64_t rest = n % ten16;
+    d[0] = (char)('0' + n / ten16);
+    uint64_t high = eight_ascii_digits((uint32_t)(rest / 100000000ULL));
+    uint64_t low = eight_ascii_digits((uint32_t)(rest % 100000000ULL));
+    memcpy(d + 1, &high, 8);
+    memcpy(d + 9, &low, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    // The last digit other than `0` is the highest byte of the words that is not 0x30.
+    uint64_t lowDigits = low ^ 0x3030303030303030ULL, highDigits = high ^ 0x3030303030303030ULL;
+    if (lowDigits) return 9 + (63 - __builtin_clzll(lowDigits)) / 8 + 1;
+    if (highDigits) return 1 + (63 - __builtin_clzll(highDigits)) / 8 + 1;
+    return 1;
+#else
+    int length = 17;
+    while (length > 1 && d[length - 1] == '0') length--;
+    return length;
+#endif
+}
+
 /// Writes `%.17g` of the 17 digits `n` with decimal exponent `x`: trailing zeros dropped, plain
 /// notation for exponents -4 through 16, else `d.ddde±XX`.
 static int write_g17(char *out, int negative, uint64_t n, int x) {
     char d[17];
-    for (int i = 16; i >= 0; i--) {
-        d[i] = (char)('0' + n % 10);
-        n /= 10;
-    }
-    int length = 17;
-    while (length > 1 && d[length - 1] == '0') length--;
+    int length = seventeen_digits(n, d);
     int o = 0;
     if (negative) out[o++] = '-';
     if (x < -4 || x >= 17) {
@@ -193,6 +229,55 @@ int trove_format_real_g17(char *buffer, size_t capacity, double value) {
         }
     }
     return snprintf(buffer, capacity, "%.17g", value);
+}
+
+int trove_real_is_g17(const unsigned char *text, size_t count, double value) {
+    uint64_t bits;
+    memcpy(&bits, &value, 8);
+    int biased = (int)((bits >> 52) & 0x7FF);
+    uint64_t fraction = bits & ((1ULL << 52) - 1);
+    uint64_t digits;
+    int exponent;
+    if (biased == 0 || biased == 0x7FF ||
+        !round_to_17_digits(fraction | (1ULL << 52), biased - 1075, &digits, &exponent)) {
+        return -1;
+    }
+    // Compared piece by piece with what `write_g17` would write, without writing it.
+    char d[17];
+    size_t length = (size_t)seventeen_digits(digits, d);
+    size_t o = 0;
+    if (bits >> 63) {
+        if (count == 0 || text[0] != '-') return 0;
+        o = 1;
+    }
+    int x = exponent;
+    if (x < -4 || x >= 17) {
+        size_t mantissa = length > 1 ? length + 1 : 1;
+        unsigned magnitude = (unsigned)(x < 0 ? -x : x);
+        size_t exponentDigits = magnitude >= 100 ? 3 : 2;
+        if (count != o + mantissa + 2 + exponentDigits || text[o] != (unsigned char)d[0]) return 0;
+        if (length > 1 && (text[o + 1] != '.' || memcmp(text + o + 2, d + 1, length - 1) != 0)) return 0;
+        const unsigned char *e = text + o + mantissa;
+        if (e[0] != 'e' || e[1] != (x < 0 ? '-' : '+')) return 0;
+        unsigned char spelled[3] = {
+            (unsigned char)('0' + magnitude / 100), (unsigned char)('0' + magnitude / 10 % 10), (unsigned char)('0' + magnitude % 10)
+        };
+        return memcmp(e + 2, spelled + 3 - exponentDigits, exponentDigits) == 0;
+    }
+    if (x >= 0) {
+        // The digits before the point (zeros past `length` are in `d` too), then the rest.
+        size_t whole = (size_t)x + 1;
+        size_t fraction = length > whole ? length - whole : 0;
+        if (count != o + whole + (fraction ? fraction + 1 : 0) || memcmp(text + o, d, whole) != 0) return 0;
+        return fraction == 0 || (text[o + whole] == '.' && memcmp(text + o + whole + 1, d + whole, fraction) == 0);
+    }
+    // `0.`, the zeros after the point, the digits.
+    size_t zeros = (size_t)(-x - 1);
+    if (count != o + 2 + zeros + length || text[o] != '0' || text[o + 1] != '.') return 0;
+    for (size_t i = 0; i < zeros; i++) {
+        if (text[o + 2 + i] != '0') return 0;
+    }
+    return memcmp(text + o + 2 + zeros, d, length) == 0;
 }
 
 // MARK: - Decimal to double
@@ -382,7 +467,7 @@ static inline uint64_t any_byte16(trove_bytes16 v) {
 
 size_t trove_xml_text_end(const unsigned char *bytes, size_t count, unsigned *seen) {
     size_t i = 0;
-    trove_bytes16 ampersands = {0}, brackets = {0}, all = {0};
+    trove_bytes16 ampersands = {0}, greaters = {0}, all = {0};
     for (; i + 16 <= count; i += 16) {
         trove_bytes16 v;
         memcpy(&v, bytes + i, 16);
@@ -390,12 +475,12 @@ size_t trove_xml_text_end(const unsigned char *bytes, size_t count, unsigned *se
         // the `<` counts.
         if (any_byte16((trove_bytes16)(v == '<'))) break;
         ampersands |= (trove_bytes16)(v == '&');
-        brackets |= (trove_bytes16)(v == ']');
+        greaters |= (trove_bytes16)(v == '>');
         all |= v;
     }
     unsigned flags = 0;
     if (any_byte16(ampersands)) flags |= TROVE_XML_TEXT_AMPERSAND;
-    if (any_byte16(brackets)) flags |= TROVE_XML_TEXT_BRACKET;
+    if (any_byte16(greaters)) flags |= TROVE_XML_TEXT_GREATER;
     if (any_byte16(all & (trove_bytes16){0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80})) {
         flags |= TROVE_XML_TEXT_NON_ASCII;
     }
@@ -404,7 +489,7 @@ size_t trove_xml_text_end(const unsigned char *bytes, size_t count, unsigned *se
         if (c == '<') break;
         if (c >= 0x80) flags |= TROVE_XML_TEXT_NON_ASCII;
         else if (c == '&') flags |= TROVE_XML_TEXT_AMPERSAND;
-        else if (c == ']') flags |= TROVE_XML_TEXT_BRACKET;
+        else if (c == '>') flags |= TROVE_XML_TEXT_GREATER;
     }
     *seen |= flags;
     return i;

@@ -131,4 +131,56 @@ struct RealFormattingTests {
         #expect(fastCount > 200_000)
         #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
     }
+
+    /// `trove_real_is_g17`'s answer for `text` and `d`.
+    private static func isG17(_ text: [UInt8], _ d: Double) -> Int32 {
+        text.withUnsafeBufferPointer { trove_real_is_g17($0.baseAddress, $0.count, d) }
+    }
+
+    @Test("a real's text is called its %.17g exactly when it is snprintf's spelling")
+    func canonicalRealText() {
+        var random = SplitMix(seed: 0x6_18)
+        var mutator = ByteMutator(random: SplitMix(seed: 0x6_19), alphabet: Array("0123456789.-+eE".utf8), emptyReplacement: UInt8(ascii: "0"))
+        var wrong: [String] = []
+        var decided = 0
+        for round in 0..<200_000 {
+            let bits = random.next()
+            let d: Double
+            switch round % 4 {
+            case 0: d = Double(bitPattern: bits)
+            case 1: d = Double(Int64(bitPattern: bits) % 100_000) / 1000
+            default:
+                let exponent = UInt64(1023 - 40) + (bits >> 1) % 190
+                d = Double(bitPattern: (bits & (1 << 63)) | exponent << 52 | (random.next() & ((1 << 52) - 1)))
+            }
+            let spelled = Array(Self.reference(d).utf8)
+            let answer = Self.isG17(spelled, d)
+            // Zero, subnormals, NaN, infinities and magnitudes outside the exact path are left to spelling.
+            if answer == -1 {
+                if d.isFinite, d != 0, d.isNormal, abs(d) > 1e-10, abs(d) < 1e40 { wrong.append("\(d): undecided") }
+                continue
+            }
+            decided += 1
+            if answer != 1 { wrong.append("\(d): its own spelling \(String(decoding: spelled, as: UTF8.self)) refused") }
+            // Other texts: mutated, shortened, the shortest round-trip spelling, Swift's description.
+            var others = [mutator.mutated(spelled), Array(spelled.dropLast()), Array("\(d)".utf8), Array(String(format: "%.16g", d).utf8)]
+            others.append(Array(String(format: "%.17e", d).utf8))
+            for other in others where Self.isG17(other, d) != (other == spelled ? 1 : 0) {
+                wrong.append("\(d): \(String(decoding: other, as: UTF8.self)) vs \(String(decoding: spelled, as: UTF8.self))")
+            }
+        }
+        #expect(decided > 100_000)
+        #expect(wrong.isEmpty, "\(wrong.prefix(10))")
+        // Each notation: plain with a fraction, plain whole, `0.000ddd`, and both exponent widths.
+        for (text, d) in [("267.72199999999998", 267.722), ("1000", 1000.0), ("0.00072211828036430632", 0.00072211828036430632),
+                          ("1.5393373958778421e-07", 1.5393373958778421e-07), ("9.9999999999999992e+22", 1e23), ("-2.5", -2.5),
+                          ("1e+17", 1e17), ("10000000000000000", 1e16), ("0.0001", 0.0001)] {
+            #expect(Self.isG17(Array(text.utf8), d) == 1, "\(text)")
+            #expect(Self.reference(d) == text, "\(text)")
+        }
+        #expect(Self.isG17(Array("1e+23".utf8), 1e23) == 0)
+        #expect(Self.isG17(Array("1.0000000000000001e+300".utf8), 1e300) == -1)
+        #expect(Self.isG17(Array("2.5".utf8), -2.5) == 0)
+        #expect(Self.isG17(Array("0.0".utf8), 0) == -1)
+    }
 }

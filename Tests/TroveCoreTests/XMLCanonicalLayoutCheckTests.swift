@@ -4,15 +4,16 @@ import Testing
 import TroveTestSupport
 
 /// A lossless read of a canonical document takes its layout from the common-subset scanner's
-/// own pass instead of `XMLLayoutScanner`; whenever the scanner says a document is canonical,
-/// the layout scanner must find no note in it and the same container shapes.
+/// own pass instead of `XMLLayoutScanner`; whenever the scanner makes a layout, the layout
+/// scanner must find the same notes in the document (content notes only) and the same
+/// container shapes.
 @Suite("XML canonical layout check")
 struct XMLCanonicalLayoutCheckTests {
-    /// The scanner's shapes for `bytes` when it found the document canonical.
-    private static func scannerShapes(_ bytes: [UInt8]) -> [Int: XMLContainerShape]? {
+    /// The scanner's layout for `bytes` when it found the document canonical but for content notes.
+    private static func scannerLayout(_ bytes: [UInt8]) -> XMLLayout? {
         bytes.withUnsafeBytes { raw in
             XMLCommonSubsetScanner.read(raw.assumingMemoryBound(to: UInt8.self), limits: .default, checkingLayout: true)?
-                .canonicalLayoutShapes
+                .checkedLayout
         }
     }
 
@@ -38,22 +39,33 @@ struct XMLCanonicalLayoutCheckTests {
         shapes.mapValues { [$0.isDictionary ? 1 : 0, $0.childCount, $0.subtreeSize] }
     }
 
-    /// Checks that a document the scanner calls canonical has no notes and the same shapes;
-    /// returns whether the scanner called it canonical.
+    /// Every note's parts, for comparing two layouts' notes.
+    private static func describe(_ notes: [Int: XMLNodeNote]) -> [Int: String] {
+        notes.mapValues { note in
+            let parts: [[UInt8]?] = [
+                note.leading, note.startTag, note.endTag, note.content, note.closing, note.rawElement,
+            ]
+            return "\(parts) \(note.spelledValue.map { "\($0)" } ?? "-") \(note.repeatedEntries?.count ?? 0)"
+        }
+    }
+
+    /// Checks that a document the scanner makes a layout for has the layout scanner's notes and
+    /// shapes; returns whether the scanner made one.
     @discardableResult
     private static func checkCanonical(_ bytes: [UInt8], _ what: @autoclosure () -> String,
                                        sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        guard let shapes = scannerShapes(bytes) else { return false }
+        guard let layout = scannerLayout(bytes) else { return false }
+        let shapes = layout.containers.byNode
         guard let value = bytes.withUnsafeBytes({ try? XMLPlistReader().read($0, keepingLayout: false).value }),
             let reference = referenceLayout(bytes, value)
         else {
             Issue.record("\(what()): called canonical, but the layout scanner made no layout", sourceLocation: sourceLocation)
             return true
         }
-        #expect(reference.notes.isEmpty, "\(what()): called canonical, but has notes \(reference.notes.keys.sorted())", sourceLocation: sourceLocation)
+        #expect(describe(layout.notes) == describe(reference.notes), "\(what()): notes differ", sourceLocation: sourceLocation)
         #expect(reference.prolog == nil && reference.epilog == nil, "\(what()): prolog or epilog", sourceLocation: sourceLocation)
         #expect(reference.lineBreak == [0x0A] && reference.indentUnit == [0x09], "\(what()): indentation", sourceLocation: sourceLocation)
-        #expect(describe(shapes) == describe(reference.containers), "\(what()): container shapes differ", sourceLocation: sourceLocation)
+        #expect(describe(shapes) == describe(reference.containers.byNode), "\(what()): container shapes differ", sourceLocation: sourceLocation)
         return true
     }
 
@@ -81,17 +93,12 @@ struct XMLCanonicalLayoutCheckTests {
     @Test("what is not canonical is left to the layout scanner", arguments: [
         "<array>\n\t<integer>1</integer>\n</array>",
         "<plist version=\"1.0\">\n<array>\n  <integer>1</integer>\n</array>\n</plist>\n",
-        "<plist version=\"1.0\">\n<array>\n\t<integer>01</integer>\n</array>\n</plist>\n",
-        "<plist version=\"1.0\">\n<array>\n\t<string>a&#38;b</string>\n</array>\n</plist>\n",
-        "<plist version=\"1.0\">\n<array>\n\t<string>a>b</string>\n</array>\n</plist>\n",
         "<plist version=\"1.0\">\n<array>\n\t<string/>\n</array>\n</plist>\n",
         "<plist version=\"1.0\">\n<array>\n\t<key>k</key>\n</array>\n</plist>\n",
         "<plist version=\"1.0\">\n<array>\n\t<true></true>\n</array>\n</plist>\n",
         "<plist version=\"1.0\">\n<array></array>\n</plist>\n",
         "<plist version=\"1.0\">\n<array>\n\t<!-- c -->\n\t<real>1</real>\n</array>\n</plist>\n",
-        "<plist version=\"1.0\">\n<array>\n\t<real>1.50</real>\n</array>\n</plist>\n",
         "<plist version=\"1.0\">\n<array>\n\t<dict>\n\t\t<key>CF$UID</key>\n\t\t<integer>4294967297</integer>\n\t</dict>\n</array>\n</plist>\n",
-        "<plist version=\"1.0\">\n<array>\n\t<data>AAAA</data>\n</array>\n</plist>\n",
         "<plist version=\"1.0\">\n<string>x</string>\n</plist>\n",
         "<plist version=\"1.0\">\n<array>\n\t<true/>\n</array>\n</plist>",
     ])
@@ -99,7 +106,7 @@ struct XMLCanonicalLayoutCheckTests {
         // The canonical XML declaration and DOCTYPE before a `<plist>` body.
         let head = String(decoding: XMLCanonicalSpelling.header.dropLast(Array("<plist version=\"1.0\">\n".utf8).count), as: UTF8.self)
         let document = body.hasPrefix("<plist") ? head + body : body
-        #expect(Self.scannerShapes(Array(document.utf8)) == nil, "\(document.debugDescription)")
+        #expect(Self.scannerLayout(Array(document.utf8)) == nil, "\(document.debugDescription)")
         // The reader still gives the layout scanner's notes, which write the document back.
         let bytes = Array(document.utf8)
         if let read = try? Self.losslessRead(bytes), read.layout != nil {
@@ -107,12 +114,41 @@ struct XMLCanonicalLayoutCheckTests {
         }
     }
 
+    @Test("text other than the writer's spelling becomes the layout scanner's content note", arguments: [
+        ("<integer>01</integer>", 1), ("<integer>+1</integer>", 1), ("<integer>-0</integer>", 1), ("<integer>0x1F</integer>", 1),
+        ("<string>a&#38;b</string>", 1), ("<string>a>b</string>", 1), ("<string>it&apos;s</string>", 1), ("<string>&quot;</string>", 1),
+        ("<real>1.50</real>", 1), ("<real>0.1</real>", 1), ("<real>1e3</real>", 1), ("<real>-0.0</real>", 1), ("<real>0.10000000000000001</real>", 0),
+        ("<real>1.5393373958778421e-07</real>", 0), ("<real>1.5393373958778421E-07</real>", 1), ("<real>267.72199999999998</real>", 0),
+        ("<real>267.722</real>", 1), ("<real>1e+300</real>", 1), ("<real>1.0000000000000001e+300</real>", 0),
+        ("<date>02001-01-01T00:00:00Z</date>", 1), ("<date>2001-01-01T00:00:00Z</date>", 0), ("<data>AAAA</data>", 1), ("<data>\n\tAAAA\n\t</data>", 0),
+        ("<integer>12</integer>\n\t<string>x&apos;</string>\n\t<dict>\n\t\t<key>k&apos;</key>\n\t\t<real>2.0</real>\n\t</dict>", 3),
+    ])
+    func contentNotes(_ element: String, _ noteCount: Int) throws {
+        let document = String(decoding: XMLCanonicalSpelling.header, as: UTF8.self) + "<array>\n\t\(element)\n</array>\n</plist>\n"
+        let bytes = Array(document.utf8)
+        #expect(Self.checkCanonical(bytes, document.debugDescription))
+        #expect(Self.scannerLayout(bytes)?.notes.count == noteCount)
+        let read = try Self.losslessRead(bytes)
+        #expect(read.layout?.notes.count == noteCount)
+        #expect(try XMLPlistWriter().write(read.value, layout: read.layout) == bytes)
+    }
+
     @Test("base64 is called canonical exactly when it is the writer's spelling of what it decodes to")
     func canonicalData() throws {
         var g = SplitMix(seed: 0x5CA7_0103)
         var mutator = ByteMutator(random: SplitMix(seed: 0x5CA7_0104), alphabet: Array("AB=\n\t/+a0!".utf8), emptyReplacement: 0x0A)
-        func isCanonical(_ text: [UInt8], _ count: Int, _ depth: Int) -> Bool {
-            text.withUnsafeBufferPointer { XMLCanonicalLayoutCheck.isCanonicalData($0, count: count, depth: depth) }
+        // Decided from the text alone, and with the decoder's count of bytes it did not take as
+        // four letters: both must give the same answer.
+        func isCanonical(_ text: [UInt8], _ count: Int, _ depth: Int, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+            let alone = text.withUnsafeBufferPointer { XMLCanonicalLayoutCheck.isCanonicalData($0, count: count, depth: depth) }
+            var slowBytes = 0
+            if (try? text.withUnsafeBufferPointer({ try XMLScalarSyntax.decodeBase64($0, slowBytes: &slowBytes) })) != nil {
+                let counted = text.withUnsafeBufferPointer {
+                    XMLCanonicalLayoutCheck.isCanonicalData($0, count: count, depth: depth, slowBytes: slowBytes)
+                }
+                #expect(counted == alone, "\(String(decoding: text, as: UTF8.self).debugDescription)", sourceLocation: sourceLocation)
+            }
+            return alone
         }
         for round in 0..<600 {
             let bytes = (0..<g.below(130)).map { _ in UInt8(truncatingIfNeeded: g.next()) }

@@ -15,6 +15,15 @@
 /// even, as glibc does) several times faster than `snprintf`; the rest go to `snprintf`.
 int trove_format_real_g17(char *buffer, size_t capacity, double value);
 
+/// Whether `text[0..<count]` is exactly what ``trove_format_real_g17`` writes for `value`: 1 or
+/// 0, decided on the exact integer path without `snprintf`; -1 when `value` is outside that path
+/// (zero, subnormal, not finite, or of a magnitude the path does not cover), and the caller
+/// must spell it to know.
+///
+/// The XML reader asks this of every real of a document it reads without loss, to learn whether
+/// the document is the writer's own spelling.
+int trove_real_is_g17(const unsigned char *text, size_t count, double value);
+
 /// `%.17g` through `snprintf` only: what tests check ``trove_format_real_g17`` against.
 int trove_format_real_g17_reference(char *buffer, size_t capacity, double value);
 
@@ -45,12 +54,12 @@ size_t trove_skip_plain_markup(const unsigned char *b, size_t count, size_t star
 /// What ``trove_xml_text_end`` saw in the text it passed, as bits of `*seen`.
 enum {
     TROVE_XML_TEXT_AMPERSAND = 1,
-    TROVE_XML_TEXT_BRACKET = 2,
+    TROVE_XML_TEXT_GREATER = 2,
     TROVE_XML_TEXT_NON_ASCII = 4,
 };
 
 /// The index of the first `<` in `bytes[0..<count]`, or `count` when there is none; sets the bits
-/// of `*seen` for what the bytes before it hold: an `&`, a `]`, a byte of 0x80 or above.
+/// of `*seen` for what the bytes before it hold: an `&`, a `>`, a byte of 0x80 or above.
 ///
 /// The XML common-subset scanner reads every scalar's text through this: 16 bytes a step with
 /// vector compares, where the Swift word loop took about five instructions a byte.

@@ -1,39 +1,53 @@
 import CTroveFastPaths
 import Foundation
 
-/// Decides, while ``XMLCommonSubsetScanner`` reads a document for a lossless read, whether every
-/// byte of it is what the canonical writer would write for the value read, and collects the
-/// container shapes the layout numbers its nodes by.
+/// Decides, while ``XMLCommonSubsetScanner`` reads a document for a lossless read, whether the
+/// document is what the canonical writer would write for the value read but for the spelling
+/// of some scalars' text, and collects the container shapes the layout numbers its nodes by
+/// and the notes for those scalars.
 ///
 /// A document written by CoreFoundation or by Trove's writer is canonical, and its
-/// ``XMLLayout`` is then just those shapes: no notes, no prolog or epilog, the standard line
-/// break and indentation. Knowing that from the scanner's own pass spares the second walk of
+/// ``XMLLayout`` is then just those shapes: no prolog or epilog, the standard line break and
+/// indentation. Hand-edited files mostly differ in text alone (`&apos;`, `0x10`, `1.50`), which
+/// a content note describes. Knowing that from the scanner's own pass spares the second walk of
 /// ``XMLLayoutScanner`` over bytes and value, which cost as much as the read itself. The check
-/// is conservative: on anything it does not decide cheaply (a comment, a reference other than
-/// `&amp;`, `&lt;` and `&gt;`, a UID, a scalar root...) it gives up, and the reader runs the
-/// layout scanner, which stays the reference for the notes. Node numbers and shapes follow
-/// the layout's rules (pre-order, a dictionary entry is its key then its value, a UID one node).
+/// is conservative: on anything it does not decide cheaply (a comment, a gap other than the
+/// standard break, a tag the writer would spell otherwise, a UID, a scalar root...) it gives
+/// up, and the reader runs the layout scanner, which stays the reference for the notes. Node
+/// numbers, shapes and notes follow the layout's rules (pre-order, a dictionary entry is its
+/// key then its value, a UID one node; a content note holds the text and the value it spells).
 struct XMLCanonicalLayoutCheck: ~Copyable {
-    /// False once some byte was found, or could not cheaply be shown, to be canonical.
+    /// False once some byte was found, or could not cheaply be shown, to be canonical or
+    /// described by a content note.
     private(set) var isCanonical = true
     /// The next node number.
     private(set) var nodeCount = 0
-    /// Every finished container's node number and shape, in the order they closed: gathered in
-    /// an array and hashed once at the end into a dictionary of the right size, rather than
-    /// rehashed each time a growing dictionary doubles.
-    private var shapes: [(node: Int, shape: XMLContainerShape)] = []
+    /// The shapes of the containers: each holds its place from its start tag, so they are in
+    /// node order.
+    private var shapes = XMLContainerShapes()
+    /// The content notes of scalars whose text is not the canonical spelling of their value.
+    private var notes: [Int: XMLNodeNote] = [:]
     private var scratch = ByteBuffer()
 
-    /// Every finished container's shape, by node number.
-    var containers: [Int: XMLContainerShape] {
-        var byNode = [Int: XMLContainerShape](minimumCapacity: shapes.count)
-        for (node, shape) in shapes { byNode[node] = shape }
-        return byNode
+    /// The layout found: the shapes of every finished container, by node number, and the
+    /// content notes; the encoding is the reader's to set.
+    func layout() -> XMLLayout {
+        var layout = XMLLayout()
+        layout.containers = shapes
+        layout.notes = notes
+        return layout
     }
 
     mutating func giveUp() {
         isCanonical = false
-        shapes = []
+        shapes.removeAll()
+        notes = [:]
+    }
+
+    /// Keeps `text`, the content of node `node`, as a note: it is not the canonical spelling of
+    /// `value`, which it was read as.
+    mutating func noteContent(_ text: UnsafeBufferPointer<UInt8>, of value: PlistValue, node: Int) {
+        notes[node] = XMLNodeNote(content: Array(text), spelledValue: value)
     }
 
     /// Numbers a new node (a value element or a dictionary key) and returns its number.
@@ -43,22 +57,30 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
         return nodeCount - 1
     }
 
-    /// Records a finished array or dictionary opened as node `index`.
-    mutating func closeContainer(at index: Int, isDictionary: Bool, childCount: Int) {
+    /// Opens the array or dictionary numbered `index` (its start tag read); returns the place
+    /// its shape takes when it closes.
+    mutating func openContainer(at index: Int) -> Int {
+        shapes.holdPlace(for: index)
+    }
+
+    /// Records a finished array or dictionary opened as node `index` at `place`.
+    mutating func closeContainer(at index: Int, place: Int, isDictionary: Bool, childCount: Int) {
         // A container written with a start and an end tag but no child is `<array/>` canonically.
         guard childCount > 0 else { return giveUp() }
-        shapes.append((index, XMLContainerShape(isDictionary: isDictionary, childCount: childCount, subtreeSize: nodeCount - index)))
+        shapes.fill(place, with: XMLContainerShape(isDictionary: isDictionary, childCount: childCount, subtreeSize: nodeCount - index))
     }
 
     /// Records an array or dictionary written as an empty-element tag, node `index`.
     mutating func closeEmptyContainer(at index: Int, isDictionary: Bool) {
-        shapes.append((index, XMLContainerShape(isDictionary: isDictionary, childCount: 0, subtreeSize: 1)))
+        shapes.record(XMLContainerShape(isDictionary: isDictionary, childCount: 0, subtreeSize: 1), at: index)
     }
 
     /// A dictionary opened as node `index` turned out to be a UID, which is one node: the key
-    /// and integer inside it are its content, not nodes.
+    /// and integer inside it are its content, not nodes, and it has no shape (its place, held
+    /// last since nothing inside it is a container, is dropped).
     mutating func closeUID(at index: Int) {
         nodeCount = index + 1
+        shapes.dropLastPlace()
     }
 
     /// Checks the bytes before the root value: the canonical header, whose `<plist>` start tag
@@ -81,11 +103,27 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
     /// Checks the gap before the element or end tag at `tagStart` at `depth`: a newline and
     /// `depth` tabs. The scanner reaches a tag only over whitespace from the `>` of the markup
     /// before it, so the gap is exactly that when that `>` stands right before the newline.
+    /// Up to six tabs, the `>`, the newline and the tabs are one word compared under a mask.
     @inline(__always)
     mutating func checkGap(before tagStart: Int, in p: UnsafePointer<UInt8>, depth: Int) {
+        if depth <= 6, tagStart >= 8 {
+            // The eight bytes before the tag as a little-endian word: `>`, the newline and the
+            // tabs fill its top `depth + 2` bytes.
+            let tabs: UInt64 = 0x0909_0909_0909_0909
+            let width = UInt64(depth + 2) * 8
+            let mask: UInt64 = ~0 &<< (64 - width)
+            let expected = (tabs & mask) & ~(0xFFFF &<< (64 - width)) | 0x0A3E &<< (64 - width)
+            let word = UInt64(littleEndian: UnsafeRawPointer(p + tagStart - 8).loadUnaligned(as: UInt64.self))
+            if word & mask != expected { giveUp() }
+            return
+        }
         let newline = tagStart - depth - 1
         guard newline >= 1, p[newline - 1] == UInt8(ascii: ">"), p[newline] == 0x0A else { return giveUp() }
         var k = newline + 1
+        while k + 8 <= tagStart {
+            if UnsafeRawPointer(p + k).loadUnaligned(as: UInt64.self) != 0x0909_0909_0909_0909 { return giveUp() }
+            k += 8
+        }
         while k < tagStart {
             if p[k] != 0x09 { return giveUp() }
             k += 1
@@ -96,17 +134,38 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
     /// `depth` (see ``XMLCanonicalSpelling/appendDataContent(_:depth:to:)``), decided without
     /// encoding them again: text of the canonical shape (line breaks, tabs, letters, padding
     /// and zero bits after the last byte) is the canonical spelling of what it decodes to.
-    static func isCanonicalData(_ text: UnsafeBufferPointer<UInt8>, count n: Int, depth: Int) -> Bool {
+    ///
+    /// `slowBytes` is how many bytes the decoder did not take as four letters at a quantum
+    /// boundary (see ``XMLScalarSyntax/decodeBase64(_:slowBytes:)``), or nil. Canonical text
+    /// leaves it only its line breaks and tabs, and a padded last quantum; when that is the
+    /// count, and those bytes stand where they belong, every other byte is a letter, and only
+    /// the line structure and the last quantum need looking at.
+    static func isCanonicalData(_ text: UnsafeBufferPointer<UInt8>, count n: Int, depth: Int, slowBytes: Int? = nil) -> Bool {
         let indent = min(depth, 8)
         let lineLength = 76 - 8 * indent
         let encodedCount = (n + 2) / 3 * 4
         let lineCount = (encodedCount + lineLength - 1) / lineLength
-        guard let p = text.baseAddress, text.count == 1 + encodedCount + lineCount * (indent + 1) + depth, p[0] == 0x0A else {
+        let separators = 1 + lineCount * (indent + 1) + depth
+        guard let p = text.baseAddress, text.count == encodedCount + separators, p[0] == 0x0A else {
             return false
         }
         let padding = (3 - n % 3) % 3
+        let lettersAreKnown = slowBytes == separators + (padding > 0 ? 4 : 0)
         var k = 1
         var remaining = encodedCount
+        if lettersAreKnown {
+            // Every line but the last is full: only its tabs and its line break need looking at.
+            while remaining > lineLength {
+                for _ in 0..<indent {
+                    guard p[k] == 0x09 else { return false }
+                    k += 1
+                }
+                k += lineLength
+                guard p[k] == 0x0A else { return false }
+                k += 1
+                remaining -= lineLength
+            }
+        }
         while remaining > 0 {
             for _ in 0..<indent {
                 guard p[k] == 0x09 else { return false }
@@ -115,7 +174,14 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
             let length = min(lineLength, remaining)
             remaining -= length
             let letters = remaining == 0 ? length - padding : length
-            guard trove_is_base64_letters(p + k, letters) != 0 else { return false }
+            if lettersAreKnown {
+                // Only the padded last quantum went through the decoder's byte-at-a-time path.
+                if remaining == 0, padding > 0 {
+                    for j in (letters - (4 - padding))..<letters where XMLScalarSyntax.base64Letters[Int(p[k + j])] < 0 { return false }
+                }
+            } else {
+                guard trove_is_base64_letters(p + k, letters) != 0 else { return false }
+            }
             for j in letters..<length where p[k + j] != UInt8(ascii: "=") { return false }
             if remaining == 0, padding > 0 {
                 // The bits after the last byte, which a decoder drops, are zero canonically.
@@ -133,24 +199,55 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
         return true
     }
 
+    /// Whether `text`, which ``XMLScalarSyntax/parseInteger(_:)`` accepted, is the canonical
+    /// spelling of the integer it read (``ByteBuffer/appendDecimal(_:)``'s: an optional `-`, then
+    /// digits without a leading zero, or `0`). The parse refuses anything after its digits and
+    /// hex digits without `0x`, so the bytes at the start decide it: a space, a `+`, a `0x` or a
+    /// leading zero all put something other than a digit from 1 to 9 where the digits begin.
+    static func isCanonicalParsedInteger(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let first = text[0] == UInt8(ascii: "-") ? 1 : 0
+        let lead = text[first]
+        return (lead >= UInt8(ascii: "1") && lead <= UInt8(ascii: "9")) || (text.count == 1 && lead == UInt8(ascii: "0"))
+    }
+
+    /// Checks the text of the integer `n`, node `node`, which ``XMLScalarSyntax/parseInteger(_:)``
+    /// read from it.
+    @inline(__always)
+    mutating func checkInteger(_ text: UnsafeBufferPointer<UInt8>, _ n: PlistInteger, node: Int) {
+        if !Self.isCanonicalParsedInteger(text) { noteContent(text, of: .integer(n), node: node) }
+    }
+
+    /// Checks the text of the real `r`, node `node`: compared with its `%.17g` in place where
+    /// that is exact, else spelled.
+    @inline(__always)
+    mutating func checkReal(_ text: UnsafeBufferPointer<UInt8>, _ r: Double, node: Int) {
+        let answer = trove_real_is_g17(text.baseAddress, text.count, r)
+        if answer == 1 { return }
+        if answer == 0 { return noteContent(text, of: .real(PlistReal(r)), node: node) }
+        checkContent(text, of: .real(PlistReal(r)), depth: 0, node: node)
+    }
+
     /// Checks a scalar's content (`text`, between its tags) against the canonical spelling of
-    /// `value` at `depth`. Strings are decided by the scanner, which saw their references.
-    mutating func checkContent(_ text: UnsafeBufferPointer<UInt8>, of value: PlistValue, depth: Int) {
-        // Integers and dates are mostly decided from the text alone; the rest is spelled.
+    /// `value` at `depth`, and notes it when it differs. Strings are decided by the scanner,
+    /// which saw their references. `slowBytes` is the base64 decoder's count for data.
+    mutating func checkContent(
+        _ text: UnsafeBufferPointer<UInt8>, of value: PlistValue, depth: Int, node: Int, slowBytes: Int? = nil
+    ) {
+        // Dates and data are mostly decided from the text alone; the rest is spelled.
         let decided: Bool?
         switch value {
-        case .integer(let n): decided = XMLCanonicalSpelling.isCanonicalInteger(text, n)
         case .date(let d): decided = XMLCanonicalSpelling.isCanonicalDate(text, d)
-        case .data(let d): decided = Self.isCanonicalData(text, count: d.count, depth: depth)
+        case .data(let d): decided = Self.isCanonicalData(text, count: d.count, depth: depth, slowBytes: slowBytes)
+        case .integer(let n): decided = XMLCanonicalSpelling.isCanonicalInteger(text, n)
         case .real: decided = nil
         default: return giveUp()
         }
         if let decided {
-            if !decided { giveUp() }
+            if !decided { noteContent(text, of: value, node: node) }
             return
         }
         scratch.removeAll()
         XMLCanonicalSpelling.appendScalarContent(value, depth: depth, to: &scratch)
-        if !scratch.equals(text[...]) { giveUp() }
+        if !scratch.equals(text[...]) { noteContent(text, of: value, node: node) }
     }
 }

@@ -31,8 +31,10 @@ struct XMLCommonSubsetScanner: ~Copyable {
         /// on `keys`; a dictionary holds one more key than values while a key waits for its value.
         var valueBase: Int
         var keyBase: Int
-        /// The container's node number in the layout's numbering, while that is kept.
+        /// The container's node number in the layout's numbering, and the place of its shape
+        /// among the layout check's, while the check goes on.
         var node = 0
+        var shapePlace = 0
     }
 
     private let b: UnsafeBufferPointer<UInt8>
@@ -63,9 +65,9 @@ struct XMLCommonSubsetScanner: ~Copyable {
         var value: PlistValue
         var layoutIsUnreliable: Bool
         var hasRepeatedKeys: Bool
-        /// When the document was checked and found canonical: the shapes of its containers,
-        /// all its layout holds besides the encoding (see ``XMLCanonicalLayoutCheck``).
-        var canonicalLayoutShapes: [Int: XMLContainerShape]?
+        /// When the document was checked and found canonical but for content notes: its
+        /// layout, whose encoding the reader sets (see ``XMLCanonicalLayoutCheck``).
+        var checkedLayout: XMLLayout?
     }
 
     /// The document `b` (UTF-8) read, or nil when the libxml2 path must read it.
@@ -75,14 +77,16 @@ struct XMLCommonSubsetScanner: ~Copyable {
         var scanner = XMLCommonSubsetScanner(b, base: base, limits: limits)
         if !checkingLayout { scanner.layoutCheck.giveUp() }
         guard scanner.skipProlog(), scanner.readRoot(), let value = scanner.result else { return nil }
-        var shapes: [Int: XMLContainerShape]?
+        var layout: XMLLayout?
         if scanner.layoutCheck.isCanonical, !scanner.hasRepeatedKeys, !scanner.layoutIsUnreliable, scanner.rootValueEnd >= 0 {
             scanner.layoutCheck.checkEpilog(base + scanner.rootValueEnd, count: scanner.n - scanner.rootValueEnd)
-            if scanner.layoutCheck.isCanonical { shapes = scanner.layoutCheck.containers }
+            if scanner.layoutCheck.isCanonical {
+                layout = scanner.layoutCheck.layout()
+            }
         }
         return Outcome(
             value: value, layoutIsUnreliable: scanner.layoutIsUnreliable, hasRepeatedKeys: scanner.hasRepeatedKeys,
-            canonicalLayoutShapes: shapes)
+            checkedLayout: layout)
     }
 
     private init(_ b: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, limits: PlistLimits) {
@@ -243,14 +247,15 @@ struct XMLCommonSubsetScanner: ~Copyable {
                 if layoutCheck.isCanonical { layoutCheck.closeEmptyContainer(at: node, isDictionary: kind == .dict) }
                 return deliver(kind == .array ? .array([]) : .dictionary(takeDictionary(keyBase: keys.count, valueBase: values.count)))
             }
-            frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count, node: node))
+            let place = layoutCheck.isCanonical ? layoutCheck.openContainer(at: node) : 0
+            frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count, node: node, shapePlace: place))
             return true
         case .plist:
             guard !isEmpty else { return false }
             frames.append(Frame(kind: kind, valueBase: values.count, keyBase: keys.count))
             return true
         default:
-            return readScalar(kind, isEmpty: isEmpty, isDictionaryKey: isDictionaryKey)
+            return readScalar(kind, isEmpty: isEmpty, isDictionaryKey: isDictionaryKey, node: node)
         }
     }
 
@@ -269,7 +274,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
         case .array:
             containerDepth -= 1
             if layoutCheck.isCanonical {
-                layoutCheck.closeContainer(at: frame.node, isDictionary: false, childCount: values.count - frame.valueBase)
+                layoutCheck.closeContainer(
+                    at: frame.node, place: frame.shapePlace, isDictionary: false, childCount: values.count - frame.valueBase)
             }
             return deliver(.array(values.popArray(from: frame.valueBase)))
         default:
@@ -286,7 +292,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
                     }
                     layoutCheck.closeUID(at: frame.node)
                 } else {
-                    layoutCheck.closeContainer(at: frame.node, isDictionary: true, childCount: dictionary.count)
+                    layoutCheck.closeContainer(at: frame.node, place: frame.shapePlace, isDictionary: true, childCount: dictionary.count)
                 }
             }
             return deliver(value)
@@ -295,6 +301,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     /// The layout check at the start tag at `tagStart` of a value element or key: its gap (or,
     /// for the root value, the prolog) and its tag form. Returns the element's node number.
+    @inline(__always)
     private mutating func checkElementStart(_ kind: XMLElementKind, at tagStart: Int, isEmpty: Bool, isDictionaryKey: Bool) -> Int {
         if containerDepth == 0 {
             // The root value; a scalar root is left to the layout scanner, which takes the
@@ -313,8 +320,9 @@ struct XMLCommonSubsetScanner: ~Copyable {
         return layoutCheck.takeNodeNumber()
     }
 
-    /// Reads a scalar's text and its end tag; `i` stands after its start tag.
-    private mutating func readScalar(_ kind: XMLElementKind, isEmpty: Bool, isDictionaryKey: Bool) -> Bool {
+    /// Reads a scalar's text and its end tag; `i` stands after its start tag. `node` is its node
+    /// number while the layout is checked.
+    private mutating func readScalar(_ kind: XMLElementKind, isEmpty: Bool, isDictionaryKey: Bool, node: Int) -> Bool {
         let start = i
         var seen: UInt32 = 0
         if !isEmpty {
@@ -323,7 +331,7 @@ struct XMLCommonSubsetScanner: ~Copyable {
             // prescan hands them through as character references).
             i += trove_xml_text_end(p + i, n - i, &seen)
             // `]]>` ends a CDATA section, and libxml2 refuses it in text.
-            if seen & UInt32(TROVE_XML_TEXT_BRACKET) != 0, containsCDATAEnd(from: start, to: i) { return false }
+            if seen & UInt32(TROVE_XML_TEXT_GREATER) != 0, containsCDATAEnd(from: start, to: i) { return false }
         }
         let hasReferences = seen & UInt32(TROVE_XML_TEXT_AMPERSAND) != 0
         let isASCII = seen & UInt32(TROVE_XML_TEXT_NON_ASCII) == 0
@@ -339,8 +347,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
         case .key, .string:
             guard let string = makeString(text, hasReferences: hasReferences, isASCII: isASCII) else { return false }
             // The canonical writer escapes `&`, `<` and `>` with the named entities, and nothing else.
-            if layoutCheck.isCanonical, sawOtherReference || XMLMarkupPrescan.find(text, UInt8(ascii: ">"), from: 0) != nil {
-                layoutCheck.giveUp()
+            if layoutCheck.isCanonical, sawOtherReference || seen & UInt32(TROVE_XML_TEXT_GREATER) != 0 {
+                layoutCheck.noteContent(text, of: .string(string), node: node)
             }
             if isDictionaryKey {
                 keys.push(string)
@@ -354,15 +362,29 @@ struct XMLCommonSubsetScanner: ~Copyable {
             guard !hasReferences, isASCII else { return false }
             do throws(XMLScalarSyntax.Failure) {
                 switch kind {
-                case .integer: value = .integer(try XMLScalarSyntax.parseInteger(text))
-                case .real: value = .real(PlistReal(try XMLScalarSyntax.parseReal(text)))
-                case .date: value = .date(try XMLScalarSyntax.parseDate(text))
-                default: value = .data(Data(try XMLScalarSyntax.decodeBase64(text)))
+                case .integer:
+                    let n = try XMLScalarSyntax.parseInteger(text)
+                    value = .integer(n)
+                    if layoutCheck.isCanonical { layoutCheck.checkInteger(text, n, node: node) }
+                case .real:
+                    let r = try XMLScalarSyntax.parseReal(text)
+                    value = .real(PlistReal(r))
+                    if layoutCheck.isCanonical { layoutCheck.checkReal(text, r, node: node) }
+                case .date:
+                    value = .date(try XMLScalarSyntax.parseDate(text))
+                    if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node) }
+                default:
+                    if layoutCheck.isCanonical {
+                        var slowBytes = 0
+                        value = .data(Data(try XMLScalarSyntax.decodeBase64(text, slowBytes: &slowBytes)))
+                        layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node, slowBytes: slowBytes)
+                    } else {
+                        value = .data(Data(try XMLScalarSyntax.decodeBase64(text)))
+                    }
                 }
             } catch {
                 return false
             }
-            if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth) }
         }
         return deliver(value)
     }

@@ -50,7 +50,7 @@ public struct XMLLayout: Sendable {
     /// Per-node deviations, by pre-order number. Absent means canonical.
     var notes: [Int: XMLNodeNote] = [:]
     /// Child counts and subtree sizes of every container, by pre-order number.
-    var containers: [Int: XMLContainerShape] = [:]
+    var containers = XMLContainerShapes()
 
     /// Empty notes for a document in `encoding`: everything else canonical.
     public init(encoding: XMLTextEncoding = .standard) {
@@ -60,6 +60,75 @@ public struct XMLLayout: Sendable {
     /// The number of nodes that carry a note, a measure of how far the document is from
     /// Apple's canonical output.
     public var noteCount: Int { notes.count + (prolog == nil ? 0 : 1) + (epilog == nil ? 0 : 1) }
+}
+
+/// The shapes of a document's arrays and dictionaries, by node number: kept in node order and
+/// looked up by binary search. A reader records one shape per container, and hashing each into
+/// a dictionary cost more than a writer's lookups save.
+struct XMLContainerShapes: Sendable {
+    private struct Entry {
+        var node: Int
+        var shape: XMLContainerShape
+    }
+
+    private var entries: [Entry] = []
+    /// False once a shape was recorded before one with a lower node number.
+    private var isInNodeOrder = true
+
+    /// How many containers have a shape.
+    var count: Int { entries.count }
+
+    /// The shape of container `node`, if one was recorded.
+    subscript(node: Int) -> XMLContainerShape? {
+        var low = 0, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].node < node { low = middle + 1 } else { high = middle }
+        }
+        return low < entries.count && entries[low].node == node ? entries[low].shape : nil
+    }
+
+    /// Every shape, by node number.
+    var byNode: [Int: XMLContainerShape] {
+        Dictionary(entries.map { ($0.node, $0.shape) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// Records the shape of container `node`, in any order: a reader that records them out of
+    /// node order calls ``putInNodeOrder()`` when it is done.
+    mutating func record(_ shape: XMLContainerShape, at node: Int) {
+        if let last = entries.last, last.node >= node { isInNodeOrder = false }
+        entries.append(Entry(node: node, shape: shape))
+    }
+
+    /// Sorts the shapes recorded out of node order.
+    mutating func putInNodeOrder() {
+        guard !isInNodeOrder else { return }
+        entries.sort { $0.node < $1.node }
+        isInNodeOrder = true
+    }
+
+    /// Holds a place for the shape of container `node`, which is known when the container
+    /// closes; places held as containers open stay in node order. Returns it for
+    /// ``fill(_:with:)``.
+    mutating func holdPlace(for node: Int) -> Int {
+        entries.append(Entry(node: node, shape: XMLContainerShape(isDictionary: false, childCount: 0, subtreeSize: 0)))
+        return entries.count - 1
+    }
+
+    /// Gives the place `place` from ``holdPlace(for:)`` its shape.
+    mutating func fill(_ place: Int, with shape: XMLContainerShape) {
+        entries[place].shape = shape
+    }
+
+    /// Drops the place held last, for a container that turned out to be no container.
+    mutating func dropLastPlace() {
+        entries.removeLast()
+    }
+
+    mutating func removeAll() {
+        entries.removeAll()
+        isInNodeOrder = true
+    }
 }
 
 /// The shape of one array or dictionary as read.

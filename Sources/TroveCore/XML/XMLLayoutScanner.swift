@@ -85,6 +85,7 @@ struct XMLLayoutScanner: ~Copyable {
     ) -> XMLLayout? {
         var scanner = XMLLayoutScanner(b, encoding: encoding, expectRepeatedKeys: expectRepeatedKeys)
         guard scanner.scanDocument(value) else { return nil }
+        scanner.layout.containers.putInNodeOrder()
         return scanner.layout
     }
 
@@ -228,8 +229,8 @@ struct XMLLayoutScanner: ~Copyable {
             if !Self.isTag(tag, opening: "<", name: expected, closing: "/>") { note.startTag = tag.range }
             if selfClosing {
                 guard cursor.count == 0 else { return .failed }
-                layout.containers[index] = XMLContainerShape(
-                    isDictionary: cursor.isDictionary, childCount: 0, subtreeSize: 1)
+                layout.containers.record(XMLContainerShape(
+                    isDictionary: cursor.isDictionary, childCount: 0, subtreeSize: 1), at: index)
                 record(note, at: index, value: value)
                 return .scanned
             }
@@ -286,9 +287,9 @@ struct XMLLayoutScanner: ~Copyable {
             note?.repeatedEntries = repeats
         }
         let index = container.index
-        layout.containers[index] = XMLContainerShape(
+        layout.containers.record(XMLContainerShape(
             isDictionary: container.cursor.isDictionary, childCount: container.cursor.count,
-            subtreeSize: counter - index)
+            subtreeSize: counter - index), at: index)
         if let note { layout.notes[index] = note }
         return true
     }
@@ -330,9 +331,9 @@ struct XMLLayoutScanner: ~Copyable {
         let size = Self.nodeCount(value)
         counter += size
         if case .dictionary = value {
-            layout.containers[index] = XMLContainerShape(isDictionary: true, childCount: 0, subtreeSize: size)
+            layout.containers.record(XMLContainerShape(isDictionary: true, childCount: 0, subtreeSize: size), at: index)
         } else if case .array = value {
-            layout.containers[index] = XMLContainerShape(isDictionary: false, childCount: 0, subtreeSize: size)
+            layout.containers.record(XMLContainerShape(isDictionary: false, childCount: 0, subtreeSize: size), at: index)
         }
         return .scanned
     }

@@ -54,10 +54,9 @@ public struct XMLPlistReader: Sendable {
     ) throws(PlistError) -> (value: PlistValue, layout: XMLLayout?) {
         let session: XMLParseOutcome
         if usesCommonSubsetScanner, let scanned = XMLCommonSubsetScanner.read(b, limits: limits, checkingLayout: keepingLayout) {
-            if keepingLayout, let shapes = scanned.canonicalLayoutShapes {
-                // A canonical document: its notes are empty, and the scanner has its shapes.
-                var layout = XMLLayout(encoding: encoding)
-                layout.containers = shapes
+            if keepingLayout, var layout = scanned.checkedLayout {
+                // A canonical document but for its content notes, which the scanner made.
+                layout.encoding = encoding
                 return (scanned.value, layout)
             }
             session = XMLParseOutcome(

@@ -225,6 +225,37 @@ enum XMLScalarSyntax {
     /// Four letters at a quantum boundary, the body of every line, decode in one step; every other
     /// byte goes through the byte-at-a-time rules, which are the definition.
     static func decodeBase64(_ b: UnsafeBufferPointer<UInt8>) throws(Failure) -> [UInt8] {
+        var uncounted = UncountedBytes()
+        return try decodeBase64(b, counting: &uncounted)
+    }
+
+    /// ``decodeBase64(_:)``, also counting in `slowBytes` the bytes that were not read as part of
+    /// four letters at a quantum boundary: the lossless read's canonical check learns from it
+    /// that every other byte is a letter.
+    static func decodeBase64(_ b: UnsafeBufferPointer<UInt8>, slowBytes: inout Int) throws(Failure) -> [UInt8] {
+        var counted = CountedBytes()
+        defer { slowBytes = counted.count }
+        return try decodeBase64(b, counting: &counted)
+    }
+
+    /// Counts bytes for the decoder, or not: the plain decoder is a specialization that counts
+    /// nothing, so its loop is what it was without the count.
+    protocol ByteCounter {
+        mutating func add()
+    }
+
+    struct UncountedBytes: ByteCounter {
+        @inline(__always) mutating func add() {}
+    }
+
+    struct CountedBytes: ByteCounter {
+        var count = 0
+        @inline(__always) mutating func add() { count += 1 }
+    }
+
+    private static func decodeBase64<Counter: ByteCounter>(
+        _ b: UnsafeBufferPointer<UInt8>, counting slow: inout Counter
+    ) throws(Failure) -> [UInt8] {
         var failure: Failure?
         // Each counted byte yields at most 3/4 of a byte, so this is enough room.
         let out = [UInt8](unsafeUninitializedCapacity: b.count / 4 * 3 + 3) { out, written in
@@ -254,6 +285,7 @@ enum XMLScalarSyntax {
                         }
                         let c = b[i]
                         i += 1
+                        slow.add()
                         if c == UInt8(ascii: "=") {
                             equalsRun += 1
                         } else if !isASCIISpace(c) {
