@@ -101,13 +101,23 @@ struct BinaryObjectPlanner: ~Copyable {
     private(set) var scalarBytes = 0
     /// The notes' walk and encodings, held apart from `layout` so that reading them per node
     /// copies nothing; empty without notes.
-    private let walkObjects: [UInt32]
+    let walkObjects: [UInt32]
     private let encodings: [BinaryLayout.EncodingNote]
     /// Slot holding each noted object index, or -1 while the index is free.
     private var holderOfObject: [Int]
     /// Walk position of each noted object's first visit (whose subtree describes its children).
     private var firstVisit: [Int]
     private var newObjectCount = 0
+    /// The notes' key texts and dictionaries with repeated keys, held apart from `layout` for
+    /// the same reason: binding `layout` to read them retained and released each of its arrays
+    /// for every dictionary.
+    let keyTexts: BinaryLayout.KeyTexts
+    let repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys]
+    /// The slot that last planned or matched each of the recent keys, by the key's
+    /// representation: that slot holds exactly the key's text (see ``planKey(_:notedAt:)``).
+    private var recentKeys: BinaryRecentObjects
+    /// The same for short scalars, by canonical encoding (see ``planScalar(_:notedAt:)``).
+    private var recentScalars: BinaryRecentObjects
     /// Scalar slots by canonical encoding, filled on the first new scalar (`uniquingBuilt`) so
     /// that an unchanged rewrite hashes nothing.
     private var uniqued = ScalarUniquingTable()
@@ -120,6 +130,10 @@ struct BinaryObjectPlanner: ~Copyable {
     init(layout: BinaryLayout?, maxDepth: Int) {
         self.layout = layout
         self.maxDepth = maxDepth
+        // Sized for the file: a small one pays for few entries to clear.
+        let cacheBits = Swift.min(Swift.max((layout?.objectCount ?? 0).bitWidth - (layout?.objectCount ?? 0).leadingZeroBitCount, 4), 9)
+        recentKeys = BinaryRecentObjects(bits: cacheBits)
+        recentScalars = BinaryRecentObjects(bits: cacheBits)
         if let layout {
             let extents = UnsafeMutablePointer<UInt32>.allocate(capacity: Swift.max(layout.walkExtents.count, 1))
             layout.walkExtents.withUnsafeBufferPointer { source in
@@ -132,11 +146,15 @@ struct BinaryObjectPlanner: ~Copyable {
             children = MovingStack(capacity: Swift.max(layout.walkObjects.count, 256))
             encoded = ByteBuffer(capacity: Swift.max(16 * layout.objectCount, 1024))
             encodings = layout.encodings
+            keyTexts = layout.keyTexts
+            repeatedKeys = layout.repeatedKeys
             holderOfObject = Array(repeating: -1, count: layout.objectCount)
             (firstVisit, keepsValue) = Self.visits(layout.walkObjects, extents: extents, objectCount: layout.objectCount)
         } else {
             walkObjects = []
             encodings = []
+            keyTexts = BinaryLayout.KeyTexts(objectCount: 0)
+            repeatedKeys = [:]
             holderOfObject = []
             firstVisit = []
             keepsValue = []
@@ -249,6 +267,28 @@ struct BinaryObjectPlanner: ~Copyable {
     /// reference to it must name.
     @inline(__always)
     private mutating func planScalar(_ value: PlistValue, notedAt position: Int?) throws(PlistError) -> Int {
+        // A number, date, boolean, UID or null shared by many records: when the noted object's
+        // holder is the slot an equal scalar (the same canonical encoding) last came to, the
+        // holder holds this value under the object's own note, so planning it again would only
+        // find the holder.
+        // An object met only once (most, in a file of distinct records) is not looked for.
+        guard let position else { return try planScalarAgain(value, notedAt: nil) }
+        let object = Int(walkObjects[position])
+        let holder = holderOfObject[object]
+        guard holder >= 0 || keepsValue[object], let encoding = BinaryShortEncoding(value) else {
+            return try planScalarAgain(value, notedAt: position)
+        }
+        let recent = recentScalars.slot(encoding.low, encoding.high)
+        if holder >= 0, let known = recentScalars.object(at: recent, encoding.low, encoding.high), Int(known) == holder {
+            return holder
+        }
+        let slot = try planScalarAgain(value, notedAt: position)
+        if slot < Int(UInt32.max) { recentScalars.remember(UInt32(slot), at: recent, encoding.low, encoding.high) }
+        return slot
+    }
+
+    /// Plans a scalar that ``planScalar(_:notedAt:)`` could not answer from the recent scalars.
+    private mutating func planScalarAgain(_ value: PlistValue, notedAt position: Int?) throws(PlistError) -> Int {
         let listsRepeats: Bool
         switch value {
         case .bool, .uid:
@@ -296,15 +336,32 @@ struct BinaryObjectPlanner: ~Copyable {
     /// wrapping it in a ``PlistValue`` first.
     @inline(__always)
     private mutating func planKey(_ key: String, notedAt position: Int?) throws(PlistError) -> Int {
-        // Most keys of a rewrite repeat a key object shared by many dictionaries: one noted in
-        // canonical ASCII is compared with the key's UTF-8 where it lies, rather than encoded
-        // again to be compared.
-        if let position {
-            let object = Int(walkObjects[position])
-            let holder = holderOfObject[object]
-            if holder >= 0, let same = holdsASCII(key, holder) {
-                if same { return holder }
-            }
+        // Most keys of a rewrite repeat a key object shared by many dictionaries, decoded once
+        // and so one storage: when the noted object's holder is the slot this very
+        // representation last came to, the holder holds the key's text under the object's own
+        // note, so planning the key again would only find the holder.
+        // An object met only once is not looked for.
+        guard let position else { return try planKeyAgain(key, notedAt: nil, holder: -1) }
+        let object = Int(walkObjects[position])
+        let holder = holderOfObject[object]
+        guard holder >= 0 || keepsValue[object] else { return try planKeyAgain(key, notedAt: position, holder: holder) }
+        let representation = StringRepresentation(key)
+        let recent = recentKeys.slot(representation.low, representation.high)
+        if holder >= 0, let known = recentKeys.object(at: recent, representation.low, representation.high), Int(known) == holder {
+            return holder
+        }
+        let slot = try planKeyAgain(key, notedAt: position, holder: holder)
+        if slot < Int(UInt32.max) { recentKeys.remember(UInt32(slot), at: recent, representation.low, representation.high) }
+        return slot
+    }
+
+    /// Plans a key that ``planKey(_:notedAt:)`` could not answer from the recent keys;
+    /// `holder` holds the noted object (-1 for none).
+    private mutating func planKeyAgain(_ key: String, notedAt position: Int?, holder: Int) throws(PlistError) -> Int {
+        // A key noted in canonical ASCII is compared with the key's UTF-8 where it lies, rather
+        // than encoded again to be compared.
+        if holder >= 0, let same = holdsASCII(key, holder) {
+            if same { return holder }
         }
         return try planScalar(
             notedAt: position, listsRepeats: false, fits: { $0.type >= 0x5 && $0.type <= 0x7 },
