@@ -349,6 +349,20 @@ struct BinaryWriterTests {
         for document in documents { try expectPlainEncoderMatchesPlanner(document) }
     }
 
+    @Test("a dictionary's keys and values are its stored arrays, which the plain encoder reads through pointers")
+    func dictionaryArraysAreStored() {
+        // The plain encoder keeps pointers into `keys` and `values` for as long as it walks the
+        // dictionary; were either built afresh on each read, the pointers would outlive their
+        // array. A copy held here keeps the storage it saw alive, so a fresh array would lie
+        // elsewhere.
+        let dictionary = PlistDictionary((0..<40).map { ("key \($0)", PlistValue.integer(PlistInteger($0))) })
+        let keys = dictionary.keys
+        let values = dictionary.values
+        let base = { (array: [String]) in array.withUnsafeBufferPointer { $0.baseAddress } }
+        #expect(base(keys) == base(dictionary.keys))
+        #expect(values.withUnsafeBufferPointer { $0.baseAddress } == dictionary.values.withUnsafeBufferPointer { $0.baseAddress })
+    }
+
     /// Expects the plain encoder to write `document` byte for byte as the planner does without
     /// notes, and the result to read back as `document`. The bytes are compared outside
     /// `#expect`, whose report of two unequal arrays of half a megabyte would diff them element
