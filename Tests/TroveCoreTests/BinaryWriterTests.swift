@@ -325,6 +325,44 @@ struct BinaryWriterTests {
         try expectPlainEncoderMatchesPlanner(document)
     }
 
+    @Test("scalars whose words differ only in their last byte stay distinct objects, and their repeats unique")
+    func plainEncoderRecentObjects() throws {
+        // The plain encoder remembers recent strings by their two words and short scalars by
+        // their encoding's two words, in small direct-mapped caches: hundreds of values that
+        // differ only in the word the cache compares second (a real's, a date's or a negative
+        // integer's last byte; an inline string's ninth and later bytes) share entries with each
+        // other and with booleans, UIDs and null, and each comes back, so that hits, misses and
+        // evictions all happen.
+        var singles: [PlistValue] = []
+        for i: UInt64 in 0..<300 {
+            singles.append(.real(PlistReal(Double(bitPattern: 0x3FF0_0000_0000_0000 | i))))
+            singles.append(.date(PlistDate(secondsSinceReferenceDate: Double(bitPattern: 0x41C0_0000_0000_0000 | i))))
+            singles.append(.integer(PlistInteger(Int64(bitPattern: 0x8000_0000_0000_0000 | i))))
+            singles.append(.string("prefix12\(i)"))
+            singles.append(.integer(PlistInteger(Int64(i % 3 == 0 ? i : i << 16))))
+            singles.append([.bool(i % 2 == 0), .uid(i % 5), .null][Int(i % 3)])
+        }
+        let documents: [PlistValue] = [
+            .array(singles + singles.reversed()),
+            .array(singles.enumerated().map { .dictionary(["prefix12key\($0.offset % 4)": $0.element, "v": $0.element]) }),
+        ]
+        for document in documents { try expectPlainEncoderMatchesPlanner(document) }
+    }
+
+    @Test("a dictionary's keys and values are its stored arrays, which the plain encoder reads through pointers")
+    func dictionaryArraysAreStored() {
+        // The plain encoder keeps pointers into `keys` and `values` for as long as it walks the
+        // dictionary; were either built afresh on each read, the pointers would outlive their
+        // array. A copy held here keeps the storage it saw alive, so a fresh array would lie
+        // elsewhere.
+        let dictionary = PlistDictionary((0..<40).map { ("key \($0)", PlistValue.integer(PlistInteger($0))) })
+        let keys = dictionary.keys
+        let values = dictionary.values
+        let base = { (array: [String]) in array.withUnsafeBufferPointer { $0.baseAddress } }
+        #expect(base(keys) == base(dictionary.keys))
+        #expect(values.withUnsafeBufferPointer { $0.baseAddress } == dictionary.values.withUnsafeBufferPointer { $0.baseAddress })
+    }
+
     /// Expects the plain encoder to write `document` byte for byte as the planner does without
     /// notes, and the result to read back as `document`. The bytes are compared outside
     /// `#expect`, whose report of two unequal arrays of half a megabyte would diff them element

@@ -156,6 +156,16 @@ extension BinaryLayout {
             return position == 0 ? nil : texts[Int(position) - 1]
         }
 
+        /// Whether `object` was a key with exactly the code units of `key`. The text is compared
+        /// where it lies (reading it out would retain and release it), and the same storage
+        /// answers without a byte read, as a key decoded once and shared does.
+        @inline(__always)
+        func hasText(of object: UInt32, sameAs key: String) -> Bool {
+            let position = index[Int(object)]
+            guard position != 0 else { return false }
+            return texts.withUnsafeBufferPointer { $0[Int(position) - 1].hasSameUTF8(as: key) }
+        }
+
         /// Whether `object` already has a text.
         @inline(__always)
         func contains(_ object: Int) -> Bool { index[object] != 0 }

@@ -55,16 +55,14 @@ extension BinaryObjectPlanner {
     /// order (the common, cheap case, which follows the cursors) or there are no notes.
     /// `notedCount` is the number of entries the notes give the dictionary.
     func entryNotesByKey(for entries: PlistDictionary, subtree: Int?, notedCount: Int) -> DictionaryEntryNotes? {
-        guard let layout, let subtree else { return nil }
+        guard let subtree, walkExtents != nil else { return nil }
         var cursor = NoteCursor(extents: walkExtents, container: subtree)
         let firstKey = subtree + 1
         let keys = entries.keys
         if notedCount == keys.count {
-            var inOrder = true
-            for i in 0..<notedCount {
-                guard let text = layout.keyTexts[layout.walkObjects[firstKey + i]], text.hasSameUTF8(as: keys[i]) else {
-                    inOrder = false
-                    break
+            let inOrder = keys.withUnsafeBufferPointer { keys in
+                walkObjects.withUnsafeBufferPointer { walk in
+                    (0..<notedCount).allSatisfy { keyTexts.hasText(of: walk[firstKey + $0], sameAs: keys[$0]) }
                 }
             }
             if inOrder { return nil }
@@ -78,7 +76,7 @@ extension BinaryObjectPlanner {
         var notedPositions: [Int] = []
         let notedIndex = PlistKeyIndex(capacity: notedCount)
         for i in 0..<notedCount {
-            guard let text = layout.keyTexts[layout.walkObjects[firstKey + i]] else { continue }
+            guard let text = keyTexts[walkObjects[firstKey + i]] else { continue }
             notedTexts.append(text)
             if notedTexts.withUnsafeBufferPointer({ notedIndex.insert(notedTexts.count - 1, of: $0) }) == nil {
                 notedPositions.append(i)
@@ -102,9 +100,7 @@ extension BinaryObjectPlanner {
     /// has exactly the noted keys: every noted key in file order, each later occurrence with the
     /// value it held and the first with the dictionary's value.
     func restoredEntries(of entries: PlistDictionary, subtree: Int?) -> [(String, PlistValue)]? {
-        guard let subtree, let layout, !layout.repeatedKeys.isEmpty,
-            let repeated = layout.repeatedKeys[UInt32(truncatingIfNeeded: subtree)]
-        else { return nil }
+        guard let subtree, !repeatedKeys.isEmpty, let repeated = repeatedKeys[UInt32(truncatingIfNeeded: subtree)] else { return nil }
         guard PlistDictionary(repeated.keys.lazy.map { ($0, PlistValue.null) }).count == entries.count else { return nil }
         var restored: [(String, PlistValue)] = []
         restored.reserveCapacity(repeated.keys.count)

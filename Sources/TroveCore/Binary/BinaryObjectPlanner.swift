@@ -80,38 +80,48 @@ struct BinaryObjectPlanner: ~Copyable {
     /// Counts the values that new containers hold, so that a value whose shared containers
     /// would expand past ``PlistLimits/maxExpandedValues`` stops instead of planning each copy.
     var meter = LimitMeter(limits: .default)
-    private(set) var slots: [Slot] = []
+    var slots: [Slot] = []
     /// Every container's children, by their slots' orders (which the encoder turns into object
     /// indices without going through the slots): a container reserves its run when it is planned,
     /// and each child's order is filled in as soon as it is known (a container's own slot is known
     /// before its children are planned).
-    private(set) var children = MovingStack<Int>(capacity: 256)
+    var children = MovingStack<Int>(capacity: 256)
     /// The bytes of every scalar slot (and the canonical keys of respelled ones), in slot order.
-    private(set) var encoded = ByteBuffer(capacity: 1024)
+    var encoded = ByteBuffer(capacity: 1024)
     /// The value of each container slot a later node may ask to share (see `keepsValue`).
     private var containerValues: [PlistValue] = []
     /// Whether a second node may name each noted object (see ``visits(_:extents:objectCount:)``);
     /// only such containers keep their values, since a retain and release each cost more than
     /// the rest of planning a small container.
-    private let keepsValue: [Bool]
+    let keepsValue: [Bool]
     /// The payloads of `.largeData` slots.
-    private(set) var largePayloads: [Data] = []
+    var largePayloads: [Data] = []
     /// The bytes the output's scalar objects and copies take (a copied container's at most), so
     /// that the encoder allocates its output once.
-    private(set) var scalarBytes = 0
+    var scalarBytes = 0
     /// The notes' walk and encodings, held apart from `layout` so that reading them per node
     /// copies nothing; empty without notes.
-    private let walkObjects: [UInt32]
-    private let encodings: [BinaryLayout.EncodingNote]
+    let walkObjects: [UInt32]
+    let encodings: [BinaryLayout.EncodingNote]
     /// Slot holding each noted object index, or -1 while the index is free.
-    private var holderOfObject: [Int]
+    var holderOfObject: [Int]
     /// Walk position of each noted object's first visit (whose subtree describes its children).
-    private var firstVisit: [Int]
-    private var newObjectCount = 0
+    var firstVisit: [Int]
+    var newObjectCount = 0
+    /// The notes' key texts and dictionaries with repeated keys, held apart from `layout` for
+    /// the same reason: binding `layout` to read them retained and released each of its arrays
+    /// for every dictionary.
+    let keyTexts: BinaryLayout.KeyTexts
+    let repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys]
+    /// The slot that last planned or matched each of the recent keys, by the key's
+    /// representation: that slot holds exactly the key's text (see ``planKey(_:notedAt:)``).
+    var recentKeys: BinaryRecentObjects
+    /// The same for short scalars, by canonical encoding (see ``planScalar(_:notedAt:)``).
+    var recentScalars: BinaryRecentObjects
     /// Scalar slots by canonical encoding, filled on the first new scalar (`uniquingBuilt`) so
     /// that an unchanged rewrite hashes nothing.
-    private var uniqued = ScalarUniquingTable()
-    private var uniquingBuilt = false
+    var uniqued = ScalarUniquingTable()
+    var uniquingBuilt = false
 
     /// A copy of the notes' walk extents that the cursors read through a pointer; nil without
     /// notes. Owned here and freed in `deinit`.
@@ -120,6 +130,10 @@ struct BinaryObjectPlanner: ~Copyable {
     init(layout: BinaryLayout?, maxDepth: Int) {
         self.layout = layout
         self.maxDepth = maxDepth
+        // Sized for the file: a small one pays for few entries to clear.
+        let cacheBits = Swift.min(Swift.max((layout?.objectCount ?? 0).bitWidth - (layout?.objectCount ?? 0).leadingZeroBitCount, 4), 9)
+        recentKeys = BinaryRecentObjects(bits: cacheBits)
+        recentScalars = BinaryRecentObjects(bits: cacheBits)
         if let layout {
             let extents = UnsafeMutablePointer<UInt32>.allocate(capacity: Swift.max(layout.walkExtents.count, 1))
             layout.walkExtents.withUnsafeBufferPointer { source in
@@ -132,11 +146,15 @@ struct BinaryObjectPlanner: ~Copyable {
             children = MovingStack(capacity: Swift.max(layout.walkObjects.count, 256))
             encoded = ByteBuffer(capacity: Swift.max(16 * layout.objectCount, 1024))
             encodings = layout.encodings
+            keyTexts = layout.keyTexts
+            repeatedKeys = layout.repeatedKeys
             holderOfObject = Array(repeating: -1, count: layout.objectCount)
             (firstVisit, keepsValue) = Self.visits(layout.walkObjects, extents: extents, objectCount: layout.objectCount)
         } else {
             walkObjects = []
             encodings = []
+            keyTexts = BinaryLayout.KeyTexts(objectCount: 0)
+            repeatedKeys = [:]
             holderOfObject = []
             firstVisit = []
             keepsValue = []
@@ -245,186 +263,7 @@ struct BinaryObjectPlanner: ~Copyable {
         return top
     }
 
-    /// Plans the scalar `value`, whose note (if any) is walk entry `position`; returns the slot a
-    /// reference to it must name.
-    @inline(__always)
-    private mutating func planScalar(_ value: PlistValue, notedAt position: Int?) throws(PlistError) -> Int {
-        let listsRepeats: Bool
-        switch value {
-        case .bool, .uid:
-            // CoreFoundation does not unique booleans and UIDs: it appends each occurrence as an
-            // object of its own, but every reference names the first.
-            listsRepeats = true
-        case .data(let payload) where payload.count >= BinaryLargeDataTable.minimumCount:
-            if !uniquingBuilt, let position, let slot = planLargeData(payload, notedAt: position) { return slot }
-            listsRepeats = false
-        default:
-            listsRepeats = false
-        }
-        return try planScalar(
-            notedAt: position, listsRepeats: listsRepeats, fits: { Self.note($0, fits: value) },
-            encode: { buffer, note, highWord in
-                buffer.appendBinaryScalar(value, note: note, int128HighWord: { highWord })
-            })
-    }
-
-    /// Plans a large data value whose note is walk entry `position` without copying its payload:
-    /// it takes over the noted object while that is free, or shares it while it holds an equal
-    /// payload. Nil when neither applies, and the value is planned as any other scalar (which
-    /// tells a shared object's bytes apart from those of a `.largeData` holder).
-    private mutating func planLargeData(_ payload: Data, notedAt position: Int) -> Int? {
-        let object = Int(walkObjects[position])
-        let note = encodings[object]
-        guard note.type == 0x4 else { return nil }
-        let holder = holderOfObject[object]
-        if holder >= 0 {
-            guard case .largeData(let held) = slots[holder].content, largePayloads[held] == payload else { return nil }
-            return holder
-        }
-        let slot = slots.count
-        holderOfObject[object] = slot
-        let start = encoded.count
-        encoded.appendBinaryMarker(0x4, count: payload.count, note: note)
-        let count = encoded.count - start
-        slots.append(Slot(order: object, content: .largeData(payload: largePayloads.count), note: note, first: start, count: count))
-        largePayloads.append(payload)
-        scalarBytes += count + payload.count
-        return slot
-    }
-
-    /// Plans a dictionary key, as ``planScalar(_:notedAt:)`` plans a string value, without
-    /// wrapping it in a ``PlistValue`` first.
-    @inline(__always)
-    private mutating func planKey(_ key: String, notedAt position: Int?) throws(PlistError) -> Int {
-        // Most keys of a rewrite repeat a key object shared by many dictionaries: one noted in
-        // canonical ASCII is compared with the key's UTF-8 where it lies, rather than encoded
-        // again to be compared.
-        if let position {
-            let object = Int(walkObjects[position])
-            let holder = holderOfObject[object]
-            if holder >= 0, let same = holdsASCII(key, holder) {
-                if same { return holder }
-            }
-        }
-        return try planScalar(
-            notedAt: position, listsRepeats: false, fits: { $0.type >= 0x5 && $0.type <= 0x7 },
-            encode: { buffer, note, _ in buffer.appendBinaryString(key, note: note) })
-    }
-
-    /// Plans a scalar that `encode` writes (given a note, or nil for the canonical encoding, and
-    /// the high word of a noted 16-byte integer; it returns whether it wrote the canonical
-    /// encoding) and whose note `fits` accepts.
-    @inline(__always)
-    private mutating func planScalar(
-        notedAt position: Int?, listsRepeats: Bool, fits: (BinaryLayout.EncodingNote) -> Bool,
-        encode: (inout ByteBuffer, BinaryLayout.EncodingNote?, UInt64) -> Bool
-    ) throws(PlistError) -> Int {
-        if let position {
-            let object = Int(walkObjects[position])
-            let note = encodings[object]
-            if fits(note) {
-                let highWord = note.marker == 0x14 ? int128HighWord(of: object) : 0
-                let holder = holderOfObject[object]
-                let start = encoded.count
-                let canonical = encode(&encoded, note, highWord)
-                if holder < 0 {
-                    return addNotedScalar(object: object, note: note, bytesFrom: start, canonical: canonical) {
-                        _ = encode(&$0, nil, 0)
-                    }
-                }
-                // The same note spells identical scalars alike and different ones differently.
-                let same = hasBytes(of: holder, from: start)
-                encoded.truncate(to: start)
-                if same { return holder }
-            }
-        }
-        if !uniquingBuilt { buildUniquingIndex() }
-        let start = encoded.count
-        _ = encode(&encoded, nil, 0)
-        let count = encoded.count - start
-        switch lookUp(keyFrom: start, count: count) {
-        case .found(let existing):
-            encoded.truncate(to: start)
-            if listsRepeats {
-                slots.append(Slot(order: nextNewOrder(), content: .copy(of: existing)))
-                scalarBytes += slots[existing].count
-            }
-            return existing
-        case .absent(let insertion):
-            let slot = slots.count
-            slots.append(Slot(order: nextNewOrder(), content: .scalar, first: start, count: count))
-            scalarBytes += count
-            uniqued.insert(slot, at: insertion)
-            return slot
-        }
-    }
-
-    /// Appends the slot of a scalar that takes over noted object `object`, its bytes written in
-    /// the noted spelling from `start` on; when that spelling is not the canonical one,
-    /// `encodeCanonically` writes the canonical encoding after it, as the slot's uniquing key.
-    @inline(__always)
-    private mutating func addNotedScalar(
-        object: Int, note: BinaryLayout.EncodingNote, bytesFrom start: Int, canonical: Bool,
-        encodeCanonically: (inout ByteBuffer) -> Void
-    ) -> Int {
-        let slot = slots.count
-        holderOfObject[object] = slot
-        let count = encoded.count - start
-        var content = Content.scalar
-        if !canonical {
-            encodeCanonically(&encoded)
-            content = .spelledScalar(keyCount: encoded.count - start - count)
-        }
-        slots.append(Slot(order: object, content: content, note: note, first: start, count: count))
-        scalarBytes += count
-        if uniquingBuilt, let key = slots[slot].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count) {
-            uniqued.insert(slot, at: insertion)
-        }
-        return slot
-    }
-
-    /// The high word a noted 16-byte integer held.
-    @inline(never)
-    private func int128HighWord(of object: Int) -> UInt64 {
-        layout?.int128HighWords[UInt32(truncatingIfNeeded: object)] ?? 0
-    }
-
-    /// Whether `holder`, a canonical ASCII string object, holds exactly `key`; nil when the slot
-    /// is anything else or the key is not in contiguous storage, and the encodings must be
-    /// compared. Under the holder's note, equal text is spelled alike, and a different key is a
-    /// different string whatever its spelling.
-    @inline(__always)
-    private func holdsASCII(_ key: String, _ holder: Int) -> Bool? {
-        let held = slots[holder]
-        guard case .scalar = held.content else { return nil }
-        return encoded.withUnsafeBufferPointer { buffer -> Bool? in
-            let marker = buffer[held.first]
-            guard marker >> 4 == 0x5 else { return nil }
-            // The text follows the marker and, for 15 bytes or more, an integer object.
-            let header = marker & 0x0F == 0x0F ? 2 + 1 << Int(buffer[held.first + 1] & 0x0F) : 1
-            return key.utf8.withContiguousStorageIfAvailable { utf8 in
-                // Never nil: the held encoding is at least its marker byte.
-                let base = UnsafeRawPointer(buffer.baseAddress!)
-                return utf8.count == held.count - header
-                    && (utf8.isEmpty || ScalarUniquingTable.sameBytes(base + held.first + header, utf8.baseAddress!, count: utf8.count))
-            }
-        }
-    }
-
-    /// Whether scalar slot `holder` has exactly the bytes written from `start` to the end of
-    /// `encoded`.
-    @inline(__always)
-    private func hasBytes(of holder: Int, from start: Int) -> Bool {
-        let held = slots[holder]
-        guard held.count == encoded.count - start else { return false }
-        return encoded.withUnsafeBufferPointer { buffer in
-            // Never nil: the bytes compared were just written.
-            let base = UnsafeRawPointer(buffer.baseAddress!)
-            return ScalarUniquingTable.sameBytes(base + held.first, base + start, count: held.count)
-        }
-    }
-
-    private mutating func nextNewOrder() -> Int {
+    mutating func nextNewOrder() -> Int {
         defer { newObjectCount += 1 }
         return notedObjectCount + newObjectCount
     }
@@ -561,49 +400,6 @@ struct BinaryObjectPlanner: ~Copyable {
             throw PlistError(
                 .depthLimit, format: .binary,
                 "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth); Apple's readers would refuse the file")
-        }
-    }
-
-    /// Indexes every scalar slot planned so far, once the first new scalar needs the index; an
-    /// equal scalar met again keeps the first slot.
-    private mutating func buildUniquingIndex() {
-        uniquingBuilt = true
-        uniqued = ScalarUniquingTable(minimumCapacity: slots.count)
-        for slot in slots.indices {
-            if case .largeData(let payload) = slots[slot].content { encodeLargeData(slot, payload: largePayloads[payload]) }
-            guard let key = slots[slot].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count)
-            else { continue }
-            uniqued.insert(slot, at: insertion)
-        }
-    }
-
-    /// Turns `.largeData` slot `slot` into a scalar slot whose bytes (and canonical encoding, when
-    /// the noted spelling is another) are in `encoded`, so that equal new data unifies with it.
-    private mutating func encodeLargeData(_ slot: Int, payload: Data) {
-        let start = encoded.count
-        let canonical = encoded.appendBinaryScalar(.data(payload), note: slots[slot].note, int128HighWord: { 0 })
-        let count = encoded.count - start
-        slots[slot].content = .scalar
-        if !canonical {
-            _ = encoded.appendBinaryScalar(.data(payload), note: nil, int128HighWord: { 0 })
-            slots[slot].content = .spelledScalar(keyCount: encoded.count - start - count)
-        }
-        slots[slot].first = start
-        slots[slot].count = count
-    }
-
-    /// Finds the scalar slot whose canonical encoding is `encoded[start ..< start + count]`.
-    private mutating func lookUp(keyFrom start: Int, count: Int) -> ScalarUniquingTable.Lookup {
-        encoded.withUnsafeBufferPointer { buffer in
-            // Never nil: the key looked up lies in the buffer.
-            let base = UnsafeRawPointer(buffer.baseAddress!)
-            return uniqued.lookup(
-                encoding: UnsafeRawBufferPointer(start: base + start, count: count), in: base,
-                fastHash: { seed, key in ScalarUniquingTable.fastHash(encoding: key, seed: seed) },
-                encodingOf: { slot in
-                    // Only scalar slots are in the table.
-                    slots[slot].uniquingKey ?? (0, 0)
-                })
         }
     }
 }

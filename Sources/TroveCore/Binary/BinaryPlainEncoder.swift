@@ -71,14 +71,10 @@ struct BinaryPlainEncoder: ~Copyable {
     private var largeData: BinaryLargeDataTable?
     /// Object numbers of the distinct scalars, keyed by their encodings.
     private var uniqued = ScalarUniquingTable()
-    /// The last string met in each of 512 slots, by representation (see ``stringObject(_:hash:)``).
-    private var recentStrings = [RecentString](repeating: RecentString(), count: 512)
-
-    private struct RecentString {
-        var representation = StringRepresentation.placeholder
-        var object: UInt32 = 0
-        var isFilled = false
-    }
+    /// The objects of strings met recently, by representation (see ``stringObject(_:hash:text:)``).
+    private var recentStrings = BinaryRecentObjects(bits: 9)
+    /// The objects of short scalars met recently, by encoding (see ``shortScalarObject(_:)``).
+    private var recentScalars = BinaryRecentObjects(bits: 8)
 
     init(limits: PlistLimits) {
         maxDepth = limits.maxDepth
@@ -100,15 +96,20 @@ struct BinaryPlainEncoder: ~Copyable {
 
     /// A container whose children are being visited: an array's elements or a dictionary's values
     /// (its keys are visited with the dictionary itself).
+    ///
+    /// The children are read in place, through a pointer into the container's storage, so that
+    /// visiting one neither retains nor releases it: the value being written is borrowed for the
+    /// whole walk and never changes, so every array in it stays where it is (see ``number(_:)``).
     private struct Frame {
-        var children: [PlistValue]
+        var children: UnsafePointer<PlistValue>
+        var count: Int
         var next = 0
         /// Where the references to `children` start in `references`.
         var firstReference: Int
         /// Containers above this one.
         var depth: Int
         /// Whether the children's uniquing buckets are touched ahead of time.
-        var prefetching = false
+        var prefetching: Bool
     }
 
     /// How many keys ahead ``numberKeysLookingAhead(_:referencesAt:)`` touches the uniquing
@@ -117,137 +118,117 @@ struct BinaryPlainEncoder: ~Copyable {
 
     /// Numbers the objects, lists them and records the references.
     ///
-    /// The innermost container's frame is a local and only its suspended ancestors are on the
-    /// stack: reading and advancing `stack[last]` for every child cost a bounds and a uniqueness
-    /// check each time.
+    /// `top` is borrowed for the call, which keeps every container in it alive and unchanged, so
+    /// the frames' pointers into their arrays stay valid until the walk ends. The innermost
+    /// container's frame is a local and only its suspended ancestors are on the stack.
     private mutating func number(_ top: PlistValue) throws(PlistError) {
-        guard var frame = try visit(top, depth: 0).children else { return }
-        var stack: [Frame] = []
+        let visited = try withUnsafePointer(to: top) { (top) throws(PlistError) in try visit(top, depth: 0) }
+        guard var frame = visited.children else { return }
+        var stack = MovingStack<Frame>(capacity: 16)
         while true {
             let i = frame.next
-            guard i < frame.children.count else {
-                guard let parent = stack.popLast() else { return }
-                frame = parent
+            guard i < frame.count else {
+                guard stack.count > 0 else { return }
+                frame = stack.popLast()
                 continue
             }
             frame.next = i + 1
-            if frame.prefetching && i + Self.lookahead < frame.children.count {
-                prefetchUniquing(of: frame.children[i + Self.lookahead])
+            if frame.prefetching && i + Self.lookahead < frame.count {
+                prefetchUniquing(of: frame.children + i + Self.lookahead)
             }
-            let (object, children) = try visit(frame.children[i], depth: frame.depth + 1)
+            let (object, children) = try visit(frame.children + i, depth: frame.depth + 1)
             references[frame.firstReference + i] = object
             if let children {
-                stack.append(frame)
+                stack.push(frame)
                 frame = children
             }
         }
     }
 
-    /// Numbers `value` and, for a container, its keys; returns the object number references to
-    /// `value` name and, for a non-empty container, the frame of its other children.
+    /// The first element of a non-empty array, which stays where it is while the array is
+    /// neither changed nor freed: the arrays of the value ``number(_:)`` walks.
     @inline(__always)
-    private mutating func visit(_ value: PlistValue, depth: Int) throws(PlistError) -> (object: UInt32, children: Frame?) {
-        switch value {
-        case .array(let elements):
-            let count = elements.count
+    private static func storage<Element>(of array: [Element]) -> UnsafePointer<Element> {
+        // Never nil: only non-empty arrays are walked.
+        array.withUnsafeBufferPointer { $0.baseAddress! }
+    }
+
+    /// What numbering a node needs of it, taken out of the value where it lies and holding no
+    /// reference: reading the node whole would copy it (a retain and a release), since the
+    /// encoder's own writes could, for all the compiler knows, change the memory it lies in.
+    private enum Node {
+        case array(elements: UnsafePointer<PlistValue>?, count: Int)
+        case dictionary(keys: UnsafePointer<String>?, values: UnsafePointer<PlistValue>?, count: Int)
+        case string(StringRepresentation)
+        case short(BinaryShortEncoding)
+        /// Data, and integers above `Int64.max`, which are read from the value again.
+        case other
+
+        @inline(__always)
+        init(_ value: UnsafePointer<PlistValue>) {
+            switch value.pointee {
+            case .array(let elements):
+                self = .array(elements: elements.isEmpty ? nil : storage(of: elements), count: elements.count)
+            case .dictionary(let entries):
+                self = entries.isEmpty
+                    ? .dictionary(keys: nil, values: nil, count: 0)
+                    : .dictionary(keys: storage(of: entries.keys), values: storage(of: entries.values), count: entries.count)
+            case .string(let string):
+                self = .string(StringRepresentation(string))
+            case .data:
+                self = .other
+            default:
+                if let encoding = BinaryShortEncoding(value.pointee) { self = .short(encoding) } else { self = .other }
+            }
+        }
+    }
+
+    /// Numbers the node at `value` and, for a container, its keys; returns the object number
+    /// references to the node name and, for a non-empty container, the frame of its other
+    /// children.
+    @inline(__always)
+    private mutating func visit(_ value: UnsafePointer<PlistValue>, depth: Int) throws(PlistError) -> (object: UInt32, children: Frame?) {
+        switch Node(value) {
+        case .array(let elements, let count):
             let first = references.count
             let object = try newObject(Object(kind: Object.array, first: first, count: count))
             try enter(depth: depth, holding: count)
             containerMarkerBytes += Self.markerSize(count: count)
-            guard count > 0 else { return (object, nil) }
+            guard let elements else { return (object, nil) }
             references.push(repeating: 0, count: count)
-            return (object, Frame(children: elements, firstReference: first, depth: depth, prefetching: count >= 64 && uniqued.isLarge))
-        case .dictionary(let entries):
-            let count = entries.count
+            return (object, Frame(
+                children: elements, count: count, firstReference: first, depth: depth,
+                prefetching: count >= 64 && uniqued.isLarge))
+        case .dictionary(let keys, let values, let count):
             let first = references.count
             let object = try newObject(Object(kind: Object.dictionary, first: first, count: 2 * count))
             try enter(depth: depth, holding: count)
             containerMarkerBytes += Self.markerSize(count: count)
-            guard count > 0 else { return (object, nil) }
+            guard let keys, let values else { return (object, nil) }
             references.push(repeating: 0, count: 2 * count)
-            if count >= 64 && uniqued.isLarge {
-                try numberKeysLookingAhead(entries.keys, referencesAt: first)
+            let prefetching = count >= 64 && uniqued.isLarge
+            if prefetching {
+                try numberKeysLookingAhead(UnsafeBufferPointer(start: keys, count: count), referencesAt: first)
             } else {
-                for (i, key) in entries.keys.enumerated() {
-                    references[first + i] = try stringObject(key)
+                for i in 0..<count {
+                    references[first + i] = try stringObject(UnsafeRawPointer(keys + i).load(as: StringRepresentation.self)) { keys[i] }
                 }
             }
-            return (object, Frame(children: entries.values, firstReference: first + count, depth: depth, prefetching: count >= 64 && uniqued.isLarge))
-        case .string(let string):
-            return (try stringObject(string), nil)
-        case .data(let payload) where payload.count >= BinaryLargeDataTable.minimumCount:
-            return (try largeDataObject(payload), nil)
-        default:
-            if let encoding = ShortEncoding(value) { return (try shortScalarObject(encoding), nil) }
-            return (try encodedScalarObject(value), nil)
-        }
-    }
-
-    /// The encoding of a scalar of at most nine bytes: `marker` followed by the low `width` bytes
-    /// (0...8) of a payload, most significant first. Every number, date, UID, boolean and null
-    /// has one, but integers above `Int64.max`; it is put together in two words and hashed from
-    /// them, rather than written and read back a byte at a time.
-    private struct ShortEncoding {
-        /// The encoding as it lies in memory, read as two little-endian words.
-        var low: UInt64
-        var high: UInt64
-        var length: Int
-        /// Booleans and UIDs, which CoreFoundation lists again at every occurrence.
-        var listsRepeats: Bool
-
-        @inline(__always)
-        init(_ marker: UInt8, _ payload: UInt64, width: Int, listsRepeats: Bool = false) {
-            let swapped = width == 0 ? 0 : payload.byteSwapped >> UInt64(64 - 8 * width)
-            low = UInt64(marker) | swapped << 8
-            high = width == 8 ? swapped >> 56 : 0
-            length = 1 + width
-            self.listsRepeats = listsRepeats
-        }
-
-        /// The short encoding of `value`, or nil for strings, data, containers and integers
-        /// above `Int64.max`.
-        @inline(__always)
-        init?(_ value: PlistValue) {
-            switch value {
-            case .integer(let integer):
-                let magnitude = integer.magnitude
-                if integer.isNegative {
-                    self.init(0x13, integer.bitPattern, width: 8)
-                } else if magnitude <= 0xFF {
-                    self.init(0x10, magnitude, width: 1)
-                } else if magnitude <= 0xFFFF {
-                    self.init(0x11, magnitude, width: 2)
-                } else if magnitude <= 0xFFFF_FFFF {
-                    self.init(0x12, magnitude, width: 4)
-                } else if magnitude <= UInt64(Int64.max) {
-                    self.init(0x13, magnitude, width: 8)
-                } else {
-                    return nil
-                }
-            case .real(let real):
-                if real.width == .single {
-                    self.init(0x22, UInt64(Float(real.value).bitPattern), width: 4)
-                } else {
-                    self.init(0x23, real.value.bitPattern, width: 8)
-                }
-            case .date(let date):
-                self.init(0x33, date.secondsSinceReferenceDate.bitPattern, width: 8)
-            case .bool(let bool):
-                self.init(bool ? 0x09 : 0x08, 0, width: 0, listsRepeats: true)
-            case .uid(let uid):
-                // A UID's marker holds its width less one, not the power of two an integer's holds.
-                let width = uid <= 0xFF ? 1 : uid <= 0xFFFF ? 2 : uid <= 0xFFFF_FFFF ? 4 : 8
-                self.init(0x80 | UInt8(width - 1), uid, width: width, listsRepeats: true)
-            case .null:
-                self.init(0x00, 0, width: 0)
-            case .string, .data, .array, .dictionary:
-                return nil
+            return (object, Frame(
+                children: values, count: count, firstReference: first + count, depth: depth, prefetching: prefetching))
+        case .string(let representation):
+            return (try stringObject(representation) {
+                guard case .string(let string) = value.pointee else { preconditionFailure("a string node holds a string") }
+                return string
+            }, nil)
+        case .short(let encoding):
+            return (try shortScalarObject(encoding), nil)
+        case .other:
+            let scalar = value.pointee
+            if case .data(let payload) = scalar, payload.count >= BinaryLargeDataTable.minimumCount {
+                return (try largeDataObject(payload), nil)
             }
-        }
-
-        @inline(__always)
-        func hash(seed: UInt64) -> Int {
-            Int(truncatingIfNeeded: SeededByteHash.finalized(SeededByteHash.mix(SeededByteHash.mix(seed ^ low) ^ high)))
+            return (try encodedScalarObject(scalar), nil)
         }
     }
 
@@ -272,7 +253,7 @@ struct BinaryPlainEncoder: ~Copyable {
     /// the hash when its turn comes.
     ///
     /// The values' numbers are looked ahead at by ``number(_:)`` (see ``prefetchUniquing(of:)``).
-    private mutating func numberKeysLookingAhead(_ keys: [String], referencesAt first: Int) throws(PlistError) {
+    private mutating func numberKeysLookingAhead(_ keys: UnsafeBufferPointer<String>, referencesAt first: Int) throws(PlistError) {
         let seed = uniqued.seed
         // Hashes of the keys `i ..< i + lookahead`, key `k` at `k % lookahead`.
         var ahead = [Int](repeating: 0, count: Self.lookahead)
@@ -280,14 +261,16 @@ struct BinaryPlainEncoder: ~Copyable {
             ahead[k] = Self.hash(keys[k], seed: seed)
             uniqued.prefetch(hash: ahead[k])
         }
-        for (i, key) in keys.enumerated() {
+        for i in 0..<keys.count {
             let hash = ahead[i % Self.lookahead]
             if i + Self.lookahead < keys.count {
                 let next = Self.hash(keys[i + Self.lookahead], seed: seed)
                 uniqued.prefetch(hash: next)
                 ahead[i % Self.lookahead] = next
             }
-            references[first + i] = try stringObject(key, hash: hash)
+            // Never nil: the dictionary has 64 keys or more.
+            let key = keys.baseAddress! + i
+            references[first + i] = try stringObject(UnsafeRawPointer(key).load(as: StringRepresentation.self), hash: hash) { key.pointee }
         }
     }
 
@@ -296,15 +279,37 @@ struct BinaryPlainEncoder: ~Copyable {
     /// them are distinct, as in long series of measurements. Booleans and null are few and their
     /// buckets stay cached; strings would be hashed twice, which cost more than the touch saved.
     @inline(__always)
-    private func prefetchUniquing(of value: PlistValue) {
-        if let encoding = ShortEncoding(value), encoding.length > 1 {
+    private func prefetchUniquing(of value: UnsafePointer<PlistValue>) {
+        if case .short(let encoding) = Node(value), encoding.length > 1 {
             uniqued.prefetch(hash: encoding.hash(seed: uniqued.seed))
         }
     }
 
-    /// The object of a scalar with a short encoding.
+    /// The object of a scalar with a short encoding: first asked of the recent scalars, where a
+    /// number repeated across records (a version, a flag, a small count) is found by its two
+    /// words. Once the uniquing table is past the nearer caches, most scalars are distinct and
+    /// the recent ones would nearly always miss, so only the table is asked.
     @inline(__always)
-    private mutating func shortScalarObject(_ encoding: ShortEncoding) throws(PlistError) -> UInt32 {
+    private mutating func shortScalarObject(_ encoding: BinaryShortEncoding) throws(PlistError) -> UInt32 {
+        guard !uniqued.isLarge else { return try uniquedShortScalarObject(encoding) }
+        // Equal words are an equal encoding: a repeat takes the object the table gave the first.
+        let slot = recentScalars.slot(encoding.low, encoding.high)
+        if let object = recentScalars.object(at: slot, encoding.low, encoding.high) {
+            if encoding.listsRepeats {
+                let start = scalarBytes.count
+                scalarBytes.append(encoding.low, encoding.high, count: encoding.length)
+                _ = try newObject(Object(kind: Object.scalar, first: start, count: encoding.length))
+            }
+            return object
+        }
+        let object = try uniquedShortScalarObject(encoding)
+        recentScalars.remember(object, at: slot, encoding.low, encoding.high)
+        return object
+    }
+
+    /// The object of a scalar with a short encoding, from the uniquing table.
+    @inline(__always)
+    private mutating func uniquedShortScalarObject(_ encoding: BinaryShortEncoding) throws(PlistError) -> UInt32 {
         let start = scalarBytes.count
         scalarBytes.append(encoding.low, encoding.high, count: encoding.length)
         return try uniquedObject(
@@ -343,19 +348,25 @@ struct BinaryPlainEncoder: ~Copyable {
     /// repeated across many records is usually one shared storage object (the binary reader
     /// decodes a key object once) or a small string held inline, and two `String` values with the
     /// same sixteen bytes have the same contents, so a repeat costs one compare instead of an
-    /// encoding, a hash and a probe. A miss goes to the uniquing table, which decides exactly; the
-    /// cache only remembers its answers.
+    /// encoding, a hash and a probe, and the string itself (`text`) is not even read. A miss goes
+    /// to the uniquing table, which decides exactly; the cache only remembers its answers.
     @inline(__always)
-    private mutating func stringObject(_ string: String, hash knownHash: Int? = nil) throws(PlistError) -> UInt32 {
-        let representation = StringRepresentation(string)
-        let slot = Int(truncatingIfNeeded: SeededByteHash.mix(representation.low ^ (representation.high &* 0x9E37_79B9_7F4A_7C15)) >> 55)
-        if recentStrings[slot].representation == representation && recentStrings[slot].isFilled {
-            return recentStrings[slot].object
-        }
+    private mutating func stringObject(
+        _ representation: StringRepresentation, hash knownHash: Int? = nil, text: () -> String
+    ) throws(PlistError) -> UInt32 {
+        let slot = recentStrings.slot(representation.low, representation.high)
+        if let object = recentStrings.object(at: slot, representation.low, representation.high) { return object }
+        let object = try uniquedStringObject(text(), hash: knownHash)
+        recentStrings.remember(object, at: slot, representation.low, representation.high)
+        return object
+    }
+
+    /// The object of a string the recent strings did not know: encoded and uniqued.
+    private mutating func uniquedStringObject(_ string: String, hash knownHash: Int?) throws(PlistError) -> UInt32 {
         let start = scalarBytes.count
         scalarBytes.appendBinaryString(string, note: nil)
         let utf8Count = string.utf8.count
-        let object = try uniquedObject(encodedFrom: start) { seed, encoding in
+        return try uniquedObject(encodedFrom: start) { seed, encoding in
             // ASCII text is its own UTF-8, the end of its encoding: hashed there, in the buffer
             // just written, rather than read from the string again.
             if let knownHash { return knownHash }
@@ -363,8 +374,6 @@ struct BinaryPlainEncoder: ~Copyable {
             return ScalarUniquingTable.fastHash(
                 encoding: UnsafeRawBufferPointer(rebasing: encoding[(encoding.count - utf8Count)...]), seed: seed)
         }
-        recentStrings[slot] = RecentString(representation: representation, object: object, isFilled: true)
-        return object
     }
 
     /// The object of the scalar just encoded at `scalarBytes[start...]`: the one an identical
