@@ -239,7 +239,7 @@ enum XMLScalarSyntax {
     }
 
     /// Counts bytes for the decoder, or not: the plain decoder is a specialization that counts
-    /// nothing, so its loop is what it was without the count.
+    /// nothing, so its loop carries no counting work.
     protocol ByteCounter {
         mutating func add()
     }
