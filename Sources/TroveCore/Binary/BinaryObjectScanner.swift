@@ -402,24 +402,13 @@ struct BinaryObjectScanner: ~Copyable {
     @inline(never)
     private mutating func decodeKey(referencedAt position: Int) throws(PlistError) -> Int {
         let key = try lookup.reference(at: position)
-        switch objects.state(key) {
-        case .cached:
-            break
-        case .decodedOnce:
-            // A string or data object met before as a value, counted then.
+        let state = objects.state(key)
+        guard state == .cached else {
+            // Only an unseen object, or a string met before as a value (`decodedOnce`, counted
+            // then), can be a string here; the others fail the check.
             let keyStart = try lookup.offset(ofObject: key)
             try area.requireStringKey(key, at: keyStart, referencedAt: position)
-            noteWalkLeaf(key)
-            guard case .string(let text) = try keptScalar(key, at: keyStart) else {
-                throw BinaryObjectArea.notAStringKey(key, referencedAt: position)
-            }
-            noteKeyText(key, text)
-            return text.utf8.count
-        case .unseen, .open, .scalar:
-            // Only an unseen object can be a string here; the others fail the check.
-            let keyStart = try lookup.offset(ofObject: key)
-            try area.requireStringKey(key, at: keyStart, referencedAt: position)
-            try countValues(1, at: keyStart)
+            if state != .decodedOnce { try countValues(1, at: keyStart) }
             noteWalkLeaf(key)
             guard case .string(let text) = try keptScalar(key, at: keyStart) else {
                 throw BinaryObjectArea.notAStringKey(key, referencedAt: position)

@@ -59,7 +59,7 @@ struct MovingStack<Element>: ~Copyable {
     /// Pushes `count` copies of `element`.
     @inline(__always)
     mutating func push(repeating element: Element, count n: Int) {
-        if n > capacity - count { (base, capacity) = base.movedToLarger(count: count, capacity: capacity, toHold: count + n) }
+        reserve(n)
         (base + count).initialize(repeating: element, count: n)
         count += n
     }
