@@ -62,18 +62,15 @@ enum SystemCall {
 
     /// The bytes of `/proc/self/status`, or nil where it cannot be read. Read with plain system
     /// calls: Foundation's file and string APIs cost more than the whole of a small conversion.
+    /// (`WholeFile.readAll` directly, not `FileReader`, whose test pause must not stop the
+    /// creation of a file.)
     private static func processStatus() -> [UInt8]? {
-        guard let fd = try? FileDescriptor.open("/proc/self/status", .readOnly, options: .closeOnExec) else { return nil }
+        let path = "/proc/self/status"
+        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec) else { return nil }
         defer { try? fd.close() }
-        var status: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            guard let count = try? chunk.withUnsafeMutableBytes({ try fd.read(into: $0, retryOnInterrupt: true) }) else {
-                return nil
-            }
-            if count == 0 { return status }
-            status += chunk[..<count]
-        }
+        guard let status = try? WholeFile.readAll(from: fd, name: path, sizeHint: 0, maxBytes: 1 << 16) else { return nil }
+        defer { free(status.base) }
+        return Array(UnsafeRawBufferPointer(start: status.base, count: status.count))
     }
 
     /// The mask on the `Umask:` line of a `/proc/PID/status` text (Linux 4.7 and later): the
