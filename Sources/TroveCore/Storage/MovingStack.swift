@@ -78,6 +78,21 @@ struct MovingStack<Element>: ~Copyable {
         }
     }
 
+    /// Moves the element at `position` out, leaving its place uninitialized until
+    /// ``dropLast(_:)`` removes it with the places above it; nothing else may touch it before.
+    @inline(__always)
+    mutating func take(at position: Int) -> Element {
+        precondition(position >= 0 && position < count, "moving stack index out of range")
+        return (base + position).move()
+    }
+
+    /// Removes the top `n` places, which ``take(at:)`` emptied, without deinitializing them.
+    @inline(__always)
+    mutating func dropLast(_ n: Int) {
+        precondition(n >= 0 && n <= count, "moving stack drop out of range")
+        count -= n
+    }
+
     /// Calls `body` with the elements, bottom first.
     func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) -> R) -> R {
         body(UnsafeBufferPointer(start: base, count: count))
