@@ -189,9 +189,46 @@ struct XMLCommonSubsetScanner: ~Copyable {
             }
             if result != nil { return true }
             // Only whitespace may stand between the elements of a container.
-            skipSpace()
+            if layoutCheck.isCanonical, containerDepth > 0 {
+                skipCheckedGap()
+            } else {
+                skipSpace()
+            }
             guard i < n else { return false }
         }
+    }
+
+    /// Skips the whitespace after the markup that ended at `i` (always with a `>`) inside a
+    /// container while the layout is checked, and checks it on the way: canonically it is a
+    /// newline and one tab per level of the tag that follows, which is the container's depth
+    /// for an element and one less for its end tag. Counting the tabs a word at a time is both
+    /// the skip and the check, so a lossless read does not walk the gap twice; the start and end
+    /// tags then need no gap check of their own.
+    private mutating func skipCheckedGap() {
+        guard i < n, p[i] == 0x0A else {
+            layoutCheck.giveUp()
+            return skipSpace()
+        }
+        var k = i + 1
+        let tabs: UInt64 = 0x0909_0909_0909_0909
+        while n - k >= 8 {
+            let other = UnsafeRawPointer(p + k).loadUnaligned(as: UInt64.self) ^ tabs
+            if other != 0 {
+                // Little-endian: the lowest byte that is not a tab comes first.
+                k += UInt64(littleEndian: other).trailingZeroBitCount >> 3
+                break
+            }
+            k += 8
+        }
+        while k < n, p[k] == 0x09 { k += 1 }
+        guard n - k >= 2, p[k] == UInt8(ascii: "<") else {
+            layoutCheck.giveUp()
+            i = k
+            return skipSpace()
+        }
+        let depth = p[k + 1] == UInt8(ascii: "/") ? containerDepth - 1 : containerDepth
+        if k - i - 1 != depth { layoutCheck.giveUp() }
+        i = k
     }
 
     /// Reads the start tag at `i`; a scalar is read to its end tag, a container is opened.
@@ -261,10 +298,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     /// Reads the end tag at `i`, which must close the innermost container.
     private mutating func closeContainer() -> Bool {
+        // `skipCheckedGap` checked the gap before the end tag.
         guard let frame = frames.last, let width = endTag(of: frame.kind, at: i) else { return false }
-        if layoutCheck.isCanonical, frame.kind != .plist {
-            layoutCheck.checkGap(before: i, in: p, depth: containerDepth - 1)
-        }
         i += width
         frames.removeLast()
         switch frame.kind {
@@ -299,17 +334,16 @@ struct XMLCommonSubsetScanner: ~Copyable {
         }
     }
 
-    /// The layout check at the start tag at `tagStart` of a value element or key: its gap (or,
-    /// for the root value, the prolog) and its tag form. Returns the element's node number.
+    /// The layout check at the start tag at `tagStart` of a value element or key: for the root
+    /// value, the prolog; for every one, its tag form. Returns the element's node number.
     @inline(__always)
     private mutating func checkElementStart(_ kind: XMLElementKind, at tagStart: Int, isEmpty: Bool, isDictionaryKey: Bool) -> Int {
+        // Inside a container, `skipCheckedGap` checked the gap before the tag.
         if containerDepth == 0 {
             // The root value; a scalar root is left to the layout scanner, which takes the
             // document's indentation from the text after the root's start tag.
             if !kind.isContainer { layoutCheck.giveUp() }
             layoutCheck.checkProlog(p, count: tagStart)
-        } else {
-            layoutCheck.checkGap(before: tagStart, in: p, depth: containerDepth)
         }
         switch kind {
         case .true, .false: if !isEmpty { layoutCheck.giveUp() }
@@ -367,12 +401,30 @@ struct XMLCommonSubsetScanner: ~Copyable {
                     value = .integer(n)
                     if layoutCheck.isCanonical { layoutCheck.checkInteger(text, n, node: node) }
                 case .real:
-                    let r = try XMLScalarSyntax.parseReal(text)
-                    value = .real(PlistReal(r))
-                    if layoutCheck.isCanonical { layoutCheck.checkReal(text, r, node: node) }
+                    if layoutCheck.isCanonical {
+                        var isCanonical: Bool?
+                        let r = try XMLScalarSyntax.parseReal(text, isCanonical: &isCanonical)
+                        value = .real(PlistReal(r))
+                        switch isCanonical {
+                        case true?: break
+                        case false?: layoutCheck.noteContent(text, of: value, node: node)
+                        case nil: layoutCheck.checkReal(text, r, node: node)
+                        }
+                    } else {
+                        value = .real(PlistReal(try XMLScalarSyntax.parseReal(text)))
+                    }
                 case .date:
-                    value = .date(try XMLScalarSyntax.parseDate(text))
-                    if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node) }
+                    if layoutCheck.isCanonical {
+                        var isCanonical: Bool?
+                        value = .date(try XMLScalarSyntax.parseDate(text, isCanonical: &isCanonical))
+                        switch isCanonical {
+                        case true?: break
+                        case false?: layoutCheck.noteContent(text, of: value, node: node)
+                        case nil: layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node)
+                        }
+                    } else {
+                        value = .date(try XMLScalarSyntax.parseDate(text))
+                    }
                 default:
                     if layoutCheck.isCanonical {
                         var slowBytes = 0
