@@ -38,6 +38,11 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
         return layout
     }
 
+    /// Makes room for the shapes of `count` containers.
+    mutating func reserveShapes(_ count: Int) {
+        shapes.reserveCapacity(count)
+    }
+
     mutating func giveUp() {
         isCanonical = false
         shapes.removeAll()

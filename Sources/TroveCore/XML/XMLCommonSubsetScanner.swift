@@ -75,7 +75,13 @@ struct XMLCommonSubsetScanner: ~Copyable {
     static func read(_ b: UnsafeBufferPointer<UInt8>, limits: PlistLimits, checkingLayout: Bool = false) -> Outcome? {
         guard let base = b.baseAddress, b.count > 0 else { return nil }
         var scanner = XMLCommonSubsetScanner(b, base: base, limits: limits)
-        if !checkingLayout { scanner.layoutCheck.giveUp() }
+        if checkingLayout {
+            // About one container in 256 bytes of a typical document: room for the shapes of a
+            // small one at once, and a start for a large one.
+            scanner.layoutCheck.reserveShapes(min(b.count / 256, 4096) + 4)
+        } else {
+            scanner.layoutCheck.giveUp()
+        }
         guard scanner.skipProlog(), scanner.readRoot(), let value = scanner.result else { return nil }
         var layout: XMLLayout?
         if scanner.layoutCheck.isCanonical, !scanner.hasRepeatedKeys, !scanner.layoutIsUnreliable, scanner.rootValueEnd >= 0 {
@@ -203,32 +209,39 @@ struct XMLCommonSubsetScanner: ~Copyable {
     /// newline and one tab per level of the tag that follows, which is the container's depth
     /// for an element and one less for its end tag. Counting the tabs a word at a time is both
     /// the skip and the check, so a lossless read does not walk the gap twice; the start and end
-    /// tags then need no gap check of their own.
+    /// tags then need no gap check of their own. Kept out of line: inlined, it crowded the plain
+    /// read's whitespace loop beside it.
+    @inline(never)
     private mutating func skipCheckedGap() {
-        guard i < n, p[i] == 0x0A else {
-            layoutCheck.giveUp()
-            return skipSpace()
-        }
-        var k = i + 1
-        let tabs: UInt64 = 0x0909_0909_0909_0909
+        let p = self.p, n = self.n, start = i
+        guard start < n, p[start] == 0x0A else { return skipGap(notCanonicalFrom: start) }
+        var k = start + 1
+        var sawOther = false
         while n - k >= 8 {
-            let other = UnsafeRawPointer(p + k).loadUnaligned(as: UInt64.self) ^ tabs
+            let other = UnsafeRawPointer(p + k).loadUnaligned(as: UInt64.self) ^ 0x0909_0909_0909_0909
             if other != 0 {
                 // Little-endian: the lowest byte that is not a tab comes first.
                 k += UInt64(littleEndian: other).trailingZeroBitCount >> 3
+                sawOther = true
                 break
             }
             k += 8
         }
-        while k < n, p[k] == 0x09 { k += 1 }
-        guard n - k >= 2, p[k] == UInt8(ascii: "<") else {
-            layoutCheck.giveUp()
-            i = k
-            return skipSpace()
+        if !sawOther {
+            while k < n, p[k] == 0x09 { k += 1 }
         }
+        guard n - k >= 2, p[k] == UInt8(ascii: "<") else { return skipGap(notCanonicalFrom: k) }
         let depth = p[k + 1] == UInt8(ascii: "/") ? containerDepth - 1 : containerDepth
-        if k - i - 1 != depth { layoutCheck.giveUp() }
+        guard k - start - 1 == depth else { return skipGap(notCanonicalFrom: k) }
         i = k
+    }
+
+    /// The rest of a gap that is not canonical, from `k`: the check gives up.
+    @inline(never)
+    private mutating func skipGap(notCanonicalFrom k: Int) {
+        layoutCheck.giveUp()
+        i = k
+        skipSpace()
     }
 
     /// Reads the start tag at `i`; a scalar is read to its end tag, a container is opened.
