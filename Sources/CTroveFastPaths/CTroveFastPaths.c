@@ -381,10 +381,10 @@ static inline u128 rounding_distance(u128 x, int exponent, double value, int *ab
 /// Whether the 17-digit `%.17g` rounding of `value` gives back the decimal `digits * 10^q`
 /// (`digits` of `length` digits, at most 17, the first not zero), where `value` is the double
 /// nearest it: when the value lies less than half a unit of its 17th digit from the decimal, or
-/// exactly half and the decimal's 17th digit is even (the tie goes to the even digit). `x`, `remainder`
-/// and `binary_exponent` are what the parse rounded: for `q >= 0`, `x` is `digits * 5^q` and
-/// `binary_exponent` is `q`; below, `x` is `digits * 2^s / 5^-q` with `remainder` left over,
-/// and `binary_exponent` is `q - s`.
+/// exactly half and the decimal's 17th digit is even (the tie goes to the even digit). `x`,
+/// `remainder` and `binary_exponent` are what the parse rounded: for `q >= 0`, `x` is
+/// `digits * 5^q` and `binary_exponent` is `q`; below, `x` is `digits * 2^s / 5^-q` with
+/// `remainder` left over, and `binary_exponent` is `q - s`.
 static int is_nearest_17_digits(uint64_t digits, int length, long q, u128 x, uint64_t remainder, int binary_exponent,
                                 double value) {
     uint64_t twice_scale = 2 * powers_of_ten[17 - length];
