@@ -121,5 +121,17 @@ struct MovingStack<Element>: ~Copyable {
     }
 }
 
+extension MovingStack where Element: BitwiseCopyable {
+    /// Pushes `n` elements left as the memory happens to hold them, for a caller that stores
+    /// every one of them before it reads any: filling them first cost a `memset` call per
+    /// container in the binary writer's list of references. Elements of a bitwise-copyable type
+    /// need no deinitialization, so the stack's invariant holds whatever they contain.
+    @inline(__always)
+    mutating func pushUnfilled(count n: Int) {
+        reserve(n)
+        count += n
+    }
+}
+
 /// The stack the readers build values on.
 typealias PlistValueStack = MovingStack<PlistValue>
