@@ -64,6 +64,15 @@ struct MovingStack<Element>: ~Copyable {
         count += n
     }
 
+    /// Pushes `n` elements left uninitialized, for a type with no references (checked), whose
+    /// caller stores every one of them before it is read.
+    @inline(__always)
+    mutating func pushUninitialized(count n: Int) {
+        precondition(_isPOD(Element.self), "only trivial elements may be left uninitialized")
+        reserve(n)
+        count += n
+    }
+
     /// The element at `position`, counted from the bottom; it must be below `count`.
     subscript(position: Int) -> Element {
         @inline(__always)
