@@ -15,22 +15,22 @@ extension BinaryObjectPlanner {
     mutating func planScalar(_ value: UnsafePointer<PlistValue>, notedAt position: Int) throws(PlistError) -> Int {
         guard position >= 0 else { return try planScalarAgain(value.pointee, notedAt: -1) }
         let object = Int(walk[position])
-        let held = objects[object]
+        let claimed = objects.state(object) != 0
         switch value.pointee {
         case .string(let string):
-            return try planString(string, notedAt: position, object: object, held: held)
+            return try planString(string, notedAt: position, object: object, claimed: claimed)
         case .data, .array, .dictionary:
             break
         default:
             guard let short = BinaryShortEncoding(value.pointee) else { break }
-            if !held.isClaimed {
+            if !claimed {
                 let note = encodings[object]
                 if UInt8(truncatingIfNeeded: short.low) == note.marker {
                     let start = encoded.count
                     encoded.append(short.low, short.high, count: short.length)
                     return claimScalar(object, note: note, bytesFrom: start, canonical: true) { _ in }
                 }
-            } else if let key = held.uniquingKey {
+            } else if let key = objects[object].uniquingKey {
                 if holds(short, at: key) { return object }
                 return try planScalarAgain(value.pointee, notedAt: -1)
             }
@@ -80,8 +80,8 @@ extension BinaryObjectPlanner {
         let object = Int(walk[position])
         let note = encodings[object]
         guard note.type == 0x4 else { return nil }
-        let held = objects[object]
-        if held.isClaimed {
+        if objects.state(object) != 0 {
+            let held = objects[object]
             guard held.kind == Object.largeData, largePayloads[held.extra] == payload else { return nil }
             return object
         }
@@ -104,23 +104,30 @@ extension BinaryObjectPlanner {
     mutating func planKey(_ key: UnsafePointer<String>, notedAt position: Int, textMatched: Bool = false) throws(PlistError) -> Int {
         guard position >= 0 else { return try planNewString(key.pointee) }
         let object = Int(walk[position])
-        let held = objects[object]
-        if held.isClaimed {
-            if textMatched && held.packed & Object.holdsNotedKeyText != 0 { return object }
-            return try planStringAgain(key.pointee, notedAt: position, object: object, held: held)
+        let state = objects.state(object)
+        if state != 0 {
+            if textMatched && state == PlannedObjects.holdsNotedKeyText { return object }
+            return try planStringAgain(key.pointee, notedAt: position, object: object)
         }
-        let note = encodings[object]
-        guard note.type >= 0x5 && note.type <= 0x7 else { return try planNewString(key.pointee) }
-        let start = encoded.count
-        let canonical = encoded.appendBinaryString(key.pointee, note: note)
-        return claimScalar(object, note: note, bytesFrom: start, canonical: canonical, flags: textMatched ? Object.holdsNotedKeyText : 0) {
-            $0.appendBinaryString(key.pointee, note: nil)
-        }
+        return try claimKey(key.pointee, object: object, textMatched: textMatched)
     }
 
-    /// Plans a string value noted at walk entry `position`, which names `object` (held as `held`).
-    mutating func planString(_ string: String, notedAt position: Int, object: Int, held: Object) throws(PlistError) -> Int {
-        if held.isClaimed { return try planStringAgain(string, notedAt: position, object: object, held: held) }
+    /// Plans a key whose noted object `object` is free: it takes the object over when its note
+    /// is a string's.
+    @inline(never)
+    mutating func claimKey(_ key: String, object: Int, textMatched: Bool) throws(PlistError) -> Int {
+        let note = encodings[object]
+        guard note.type >= 0x5 && note.type <= 0x7 else { return try planNewString(key) }
+        let start = encoded.count
+        let canonical = encoded.appendBinaryString(key, note: note)
+        let order = claimScalar(object, note: note, bytesFrom: start, canonical: canonical) { $0.appendBinaryString(key, note: nil) }
+        if textMatched { objects.markHoldingNotedKeyText(object) }
+        return order
+    }
+
+    /// Plans a string value noted at walk entry `position`, which names `object`.
+    mutating func planString(_ string: String, notedAt position: Int, object: Int, claimed: Bool) throws(PlistError) -> Int {
+        if claimed { return try planStringAgain(string, notedAt: position, object: object) }
         let note = encodings[object]
         guard note.type >= 0x5 && note.type <= 0x7 else { return try planNewString(string) }
         let start = encoded.count
@@ -128,13 +135,13 @@ extension BinaryObjectPlanner {
         return claimScalar(object, note: note, bytesFrom: start, canonical: canonical) { $0.appendBinaryString(string, note: nil) }
     }
 
-    /// Plans a string whose noted object `object` is already held (as `held`): the holder when
-    /// it holds the same text, else a new string.
-    mutating func planStringAgain(_ string: String, notedAt position: Int, object: Int, held: Object) throws(PlistError) -> Int {
+    /// Plans a string whose noted object `object` is already held: the holder when it holds the
+    /// same text, else a new string.
+    mutating func planStringAgain(_ string: String, notedAt position: Int, object: Int) throws(PlistError) -> Int {
         // A holder in canonical ASCII is compared with the string's UTF-8 where it lies, rather
         // than encoded again to be compared. Under the holder's note equal text is spelled
         // alike, and different text is a different string whatever its spelling.
-        if let same = holdsASCII(string, held) { return same ? object : try planNewString(string) }
+        if let same = holdsASCII(string, objects[object]) { return same ? object : try planNewString(string) }
         return try planScalar(
             notedAt: position, listsRepeats: false, fits: { $0.type >= 0x5 && $0.type <= 0x7 },
             encode: { buffer, note, _ in buffer.appendBinaryString(string, note: note) })
@@ -162,7 +169,7 @@ extension BinaryObjectPlanner {
                 let highWord = note.marker == 0x14 ? int128HighWord(of: object) : 0
                 let start = encoded.count
                 let canonical = encode(&encoded, note, highWord)
-                if !objects[object].isClaimed {
+                if objects.state(object) == 0 {
                     return claimScalar(object, note: note, bytesFrom: start, canonical: canonical) { _ = encode(&$0, nil, 0) }
                 }
                 // The same note spells identical scalars alike and different ones differently.
@@ -197,16 +204,16 @@ extension BinaryObjectPlanner {
     /// `encodeCanonically` writes the canonical encoding after it, as the object's uniquing key.
     @inline(__always)
     mutating func claimScalar(
-        _ object: Int, note: BinaryLayout.EncodingNote, bytesFrom start: Int, canonical: Bool, flags: Int = 0,
+        _ object: Int, note: BinaryLayout.EncodingNote, bytesFrom start: Int, canonical: Bool,
         encodeCanonically: (inout ByteBuffer) -> Void
     ) -> Int {
         filledNotedCount += 1
         let count = encoded.count - start
         if canonical {
-            objects[object] = Object(kind: Object.scalar, first: start, count: count, flags: flags)
+            objects[object] = Object(kind: Object.scalar, first: start, count: count)
         } else {
             encodeCanonically(&encoded)
-            objects[object] = Object(kind: Object.spelledScalar, first: start, count: count, extra: encoded.count - start - count, flags: flags)
+            objects[object] = Object(kind: Object.spelledScalar, first: start, count: count, extra: encoded.count - start - count)
         }
         scalarBytes += count
         if !uniquingBuilt {

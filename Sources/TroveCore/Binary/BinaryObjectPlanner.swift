@@ -50,9 +50,9 @@ struct BinaryObjectPlanner: ~Copyable {
         /// A scalar's first byte in `encoded`, a container's first child in `children`, a large
         /// data object's marker in `encoded`.
         var first: Int
-        /// The kind in the low four bits, ``holdsNotedKeyText`` above them, and from bit 8 on a
-        /// scalar's byte count (its noted spelling), a container's child count (twice its entries
-        /// for a dictionary), or a large data object's marker length.
+        /// The kind in the low eight bits, and above them a scalar's byte count (its noted
+        /// spelling), a container's child count (twice its entries for a dictionary), or a large
+        /// data object's marker length.
         var packed: Int
         /// A respelled scalar's canonical encoding length, a container's node in the value (its
         /// address), a copy's original order, a large data object's payload in `largePayloads`.
@@ -60,19 +60,15 @@ struct BinaryObjectPlanner: ~Copyable {
 
         static let unclaimed = 0, scalar = 1, spelledScalar = 2, array = 3, set = 4, dictionary = 5
         static let copy = 6, largeData = 7
-        /// A string object taken over by a dictionary key whose text was the object's noted key
-        /// text: it holds exactly that text.
-        static let holdsNotedKeyText = 0x10
 
-        init(kind: Int, first: Int = 0, count: Int = 0, extra: Int = 0, flags: Int = 0) {
+        init(kind: Int, first: Int = 0, count: Int = 0, extra: Int = 0) {
             self.first = first
-            packed = count << 8 | flags | kind
+            packed = count << 8 | kind
             self.extra = extra
         }
 
-        @inline(__always) var kind: Int { packed & 0xF }
+        @inline(__always) var kind: Int { packed & 0xFF }
         @inline(__always) var count: Int { packed >> 8 }
-        @inline(__always) var isClaimed: Bool { packed != 0 }
         @inline(__always) var isContainer: Bool { kind >= Self.array && kind <= Self.dictionary }
 
         /// Where the canonical encoding of a scalar lies in `encoded`; nil for containers and
@@ -93,7 +89,7 @@ struct BinaryObjectPlanner: ~Copyable {
     /// would expand past ``PlistLimits/maxExpandedValues`` stops instead of planning each copy.
     var meter = LimitMeter(limits: .default)
     /// Every object by order (see ``Object``).
-    var objects: MovingStack<Object>
+    var objects: PlannedObjects
     /// Every container's children, by order: a container reserves its run when it is planned,
     /// and each child's order is filled in as soon as it is known.
     var children: MovingStack<UInt32>
@@ -143,8 +139,7 @@ struct BinaryObjectPlanner: ~Copyable {
         notedObjectCount = noted
         // Room for the noted objects (a lossless rewrite claims about all of them), their
         // references (about one per walk entry) and their bytes, made at once.
-        objects = MovingStack(capacity: Swift.max(noted + noted / 8, 64))
-        objects.push(repeating: Object(kind: Object.unclaimed), count: noted)
+        objects = PlannedObjects(noted: noted, capacity: noted + noted / 8 + 64)
         children = MovingStack(capacity: Swift.max(layout?.walkObjects.count ?? 0, 256))
         encoded = ByteBuffer(capacity: Swift.max(16 * noted, 1024))
         keyTexts = layout?.keyTexts ?? BinaryLayout.KeyTexts(objectCount: 0)
@@ -173,10 +168,7 @@ struct BinaryObjectPlanner: ~Copyable {
 
     /// Appends a new object's order, to be filled in by the caller.
     @inline(__always)
-    mutating func newOrder() -> Int {
-        objects.push(Object(kind: Object.unclaimed))
-        return objects.count - 1
-    }
+    mutating func newOrder() -> Int { objects.append() }
 
     // MARK: - Planning
 
@@ -241,9 +233,11 @@ struct BinaryObjectPlanner: ~Copyable {
     private mutating func plan(_ top: UnsafePointer<PlistValue>) throws(PlistError) -> Int {
         let topPosition = layout == nil ? -1 : 0
         guard top.pointee.isContainer else { return try planScalar(top, notedAt: topPosition) }
-        let (topOrder, first) = try planContainer(top, notedAt: topPosition, depth: 0)
-        guard var frame = first else { return topOrder }
+        // An empty frame below the top container's, so that entering a container always has one
+        // to suspend; the stack's height is then the depth of the innermost container's children.
+        var frame = Frame(values: top, count: 0, firstReference: 0, position: 0, end: 0)
         var stack = MovingStack<Frame>(capacity: 16)
+        let topOrder = try planContainer(top, notedAt: topPosition, depth: 0, frame: &frame, stack: &stack)
         while true {
             let i = frame.next
             guard i < frame.count else {
@@ -262,29 +256,25 @@ struct BinaryObjectPlanner: ~Copyable {
                 position = matchedPositions[frame.position + i]
             }
             let child = frame.values + i
-            if child.pointee.isContainer {
-                let (order, inner) = try planContainer(child, notedAt: position, depth: stack.count + 1)
-                children[frame.firstReference + i] = UInt32(truncatingIfNeeded: order)
-                if let inner {
-                    stack.push(frame)
-                    frame = inner
-                }
-            } else {
-                children[frame.firstReference + i] = UInt32(truncatingIfNeeded: try planScalar(child, notedAt: position))
-            }
+            let reference = frame.firstReference + i
+            let order = child.pointee.isContainer
+                ? try planContainer(child, notedAt: position, depth: stack.count, frame: &frame, stack: &stack)
+                : try planScalar(child, notedAt: position)
+            children[reference] = UInt32(truncatingIfNeeded: order)
         }
         return topOrder
     }
 
     /// Plans a container noted at walk entry `position` (-1 for none): the noted object when it
     /// is free, the noted object's holder when that holds an equal value, else a new object that
-    /// still follows the noted object's children. Returns the order references to it name and,
-    /// for a new container with values to plan, their frame (a dictionary's keys are planned
-    /// here).
+    /// still follows the noted object's children. Returns the order references to it name. A new
+    /// container with values to plan makes their frame `frame`, the one it replaces going on
+    /// `stack` (a dictionary's keys are planned here).
     @inline(__always)
     private mutating func planContainer(
-        _ value: UnsafePointer<PlistValue>, notedAt position: Int, depth: Int
-    ) throws(PlistError) -> (Int, Frame?) {
+        _ value: UnsafePointer<PlistValue>, notedAt position: Int, depth: Int, frame: inout Frame,
+        stack: inout MovingStack<Frame>
+    ) throws(PlistError) -> Int {
         let node = ContainerNode(value)
         var subtree = -1
         var order = -1
@@ -292,9 +282,8 @@ struct BinaryObjectPlanner: ~Copyable {
             let object = Int(walk[position])
             let type = encodings[object].type
             if node.isDictionary ? type == 0xD : type == 0xA || type == 0xC {
-                let held = objects[object]
-                if held.isClaimed {
-                    if Self.sameContainer(held, node, value) { return (object, nil) }
+                if objects.isClaimed(object) {
+                    if Self.sameContainer(objects[object], node, value) { return object }
                 } else {
                     order = object
                 }
@@ -302,7 +291,8 @@ struct BinaryObjectPlanner: ~Copyable {
             }
         }
         if order < 0 { order = newOrder() }
-        return try add(value, node, order: order, subtree: subtree, depth: depth)
+        try add(value, node, order: order, subtree: subtree, depth: depth, frame: &frame, stack: &stack)
+        return order
     }
 
     /// Whether container object `held` holds a value equal to `node` (at `value`): at once when
@@ -323,17 +313,18 @@ struct BinaryObjectPlanner: ~Copyable {
     }
 
     /// Fills in order `order` with the container `node` (at `value`), reserves its child slots
-    /// and plans a dictionary's keys; returns the order and, unless it is empty, the frame that
-    /// plans its values, following the notes of walk entry `subtree` (-1 for none).
+    /// and plans a dictionary's keys; unless it is empty, enters the frame that plans its values,
+    /// following the notes of walk entry `subtree` (-1 for none).
     @inline(__always)
     private mutating func add(
-        _ value: UnsafePointer<PlistValue>, _ node: ContainerNode, order: Int, subtree: Int, depth: Int
-    ) throws(PlistError) -> (Int, Frame?) {
+        _ value: UnsafePointer<PlistValue>, _ node: ContainerNode, order: Int, subtree: Int, depth: Int,
+        frame: inout Frame, stack: inout MovingStack<Frame>
+    ) throws(PlistError) {
         let claimed = order < notedObjectCount
         if let exceeded = meter.countValues(depth == 0 ? node.count + 1 : node.count) {
             throw meter.limits.error(exceeding: exceeded, format: .binary)
         }
-        try checkDepth(depth)
+        guard depth < maxDepth else { throw Self.depthError(maxDepth) }
         if claimed { filledNotedCount += 1 }
         let note: BinaryLayout.EncodingNote? = claimed ? encodings[order] : nil
         let address = Int(bitPattern: value)
@@ -349,8 +340,10 @@ struct BinaryObjectPlanner: ~Copyable {
             let isSet = note?.type == 0xC
             objects[order] = Object(kind: isSet ? Object.set : Object.array, first: first, count: count, extra: address)
             containerMarkerBytes += Self.markerLength(type: isSet ? 0xC : 0xA, count: count, note: note)
-            guard let elements = node.values else { return (order, nil) }
-            return (order, Frame(values: elements, count: count, firstReference: first, position: position, end: end))
+            guard let elements = node.values else { return }
+            stack.push(frame)
+            frame = Frame(values: elements, count: count, firstReference: first, position: position, end: end)
+            return
         }
         var notedEntries = 0
         if subtree >= 0 {
@@ -358,20 +351,26 @@ struct BinaryObjectPlanner: ~Copyable {
             let marker = encodings[Int(walk[subtree])].marker
             notedEntries = marker & 0x0F < 0x0F
                 ? Int(marker & 0x0F) : NoteCursor(extents: extents, container: subtree).remainingCount() / 2
-            if !repeatedKeys.isEmpty, let frame = try addRestored(value, order: order, note: note, subtree: subtree, notedEntries: notedEntries) {
-                return (order, frame.count > 0 ? frame : nil)
+            if !repeatedKeys.isEmpty, let restored = try addRestored(value, order: order, note: note, subtree: subtree, notedEntries: notedEntries) {
+                stack.push(frame)
+                frame = restored
+                return
             }
         }
         let first = reserveChildren(2 * count)
         objects[order] = Object(kind: Object.dictionary, first: first, count: 2 * count, extra: address)
         containerMarkerBytes += Self.markerLength(type: 0xD, count: count, note: note)
-        guard let keys = node.keys, let values = node.values else { return (order, nil) }
+        guard let keys = node.keys, let values = node.values else { return }
         // The values' notes follow the keys', which span one walk entry each.
         let valuePosition = Swift.min(position + notedEntries, end)
-        var frame = Frame(values: values, count: count, firstReference: first + count, position: valuePosition, end: end)
+        var inner = Frame(values: values, count: count, firstReference: first + count, position: valuePosition, end: end)
+        defer {
+            stack.push(frame)
+            frame = inner
+        }
         guard subtree >= 0 else {
             for i in 0..<count { children[first + i] = UInt32(truncatingIfNeeded: try planKey(keys + i, notedAt: -1)) }
-            return (order, frame)
+            return
         }
         // The noted keys in the noted order (the common case): each key takes its noted entry.
         // Keys past the noted ones have no counterpart, and nor do their values.
@@ -381,14 +380,13 @@ struct BinaryObjectPlanner: ~Copyable {
             i += 1
         }
         if i < count && i < notedEntries {
-            frame.position = try planKeysByText(
+            inner.position = try planKeysByText(
                 keys, count: count, from: i, firstKey: position, notedEntries: notedEntries,
                 values: valuePosition, end: end, references: first)
-            frame.end = -1
+            inner.end = -1
         } else {
             for j in i..<count { children[first + j] = UInt32(truncatingIfNeeded: try planKey(keys + j, notedAt: -1)) }
         }
-        return (order, frame)
     }
 
     /// Fills in the dictionary at `value` with the repeated keys its notes recorded, when it
@@ -433,6 +431,12 @@ struct BinaryObjectPlanner: ~Copyable {
     /// else inline below 15 and as the smallest integer object from 15 on.
     @inline(__always)
     static func markerLength(type: UInt8, count: Int, note: BinaryLayout.EncodingNote?) -> Int {
+        if count < 15 && (note?.raw ?? 0) & 0x7F00 == 0 { return 1 }
+        return longMarkerLength(type: type, count: count, note: note)
+    }
+
+    @inline(never)
+    static func longMarkerLength(type: UInt8, count: Int, note: BinaryLayout.EncodingNote?) -> Int {
         if let note, note.type == type, let marker = note.extendedCountMarker {
             let power = Int(marker & 0x0F)
             if power >= 3 || count < 1 << (8 << power) { return 2 + (1 << power) }
@@ -446,8 +450,8 @@ struct BinaryObjectPlanner: ~Copyable {
         for copy in copies {
             let object = Int(copy.object)
             let original = Int(copy.original)
+            guard !objects.isClaimed(object), objects.isClaimed(original), objects[original].kind != Object.copy else { continue }
             let held = objects[original]
-            guard !objects[object].isClaimed, held.isClaimed, held.kind != Object.copy else { continue }
             objects[object] = Object(kind: Object.copy, extra: original)
             filledNotedCount += 1
             switch held.kind {
@@ -464,15 +468,105 @@ struct BinaryObjectPlanner: ~Copyable {
         }
     }
 
-    @inline(__always)
-    private func checkDepth(_ depth: Int) throws(PlistError) {
-        guard depth < maxDepth else { throw depthError() }
-    }
-
     @inline(never)
-    private func depthError() -> PlistError {
+    private static func depthError(_ maxDepth: Int) -> PlistError {
         PlistError(
             .depthLimit, format: .binary,
             "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth); Apple's readers would refuse the file")
+    }
+}
+
+/// The planner's objects by order: the noted ones first, each unclaimed until a node takes it
+/// over, then the new ones as they are appended.
+///
+/// Whether a noted object is claimed is a byte of its own (``claimed``, or
+/// ``holdsNotedKeyText`` as well), so that only those bytes are cleared up front, not the
+/// objects, and a key met again learns all it needs from one byte. An unclaimed object's record
+/// is never read. Orders are read and written without a bounds check (checked in debug builds):
+/// every order is a noted object index, below the noted count by the notes' invariants, or one
+/// the planner appended.
+struct PlannedObjects: ~Copyable {
+    private var base: UnsafeMutablePointer<BinaryObjectPlanner.Object>
+    private var capacity: Int
+    /// The state of each noted object: 0 while unclaimed.
+    private let states: UnsafeMutablePointer<UInt8>
+    let notedCount: Int
+    /// The orders handed out.
+    private(set) var count: Int
+
+    /// A noted object a node took over or a copy filled.
+    static let claimed: UInt8 = 1
+    /// A string object taken over by a dictionary key whose text was the object's noted key
+    /// text: it holds exactly that text.
+    static let holdsNotedKeyText: UInt8 = 3
+
+    /// `noted` unclaimed objects, with room for `capacity` in all.
+    init(noted: Int, capacity: Int) {
+        self.capacity = Swift.max(capacity, noted, 16)
+        base = .allocate(capacity: self.capacity)
+        states = .allocate(capacity: Swift.max(noted, 1))
+        states.initialize(repeating: 0, count: noted)
+        notedCount = noted
+        count = noted
+    }
+
+    deinit {
+        base.deallocate()
+        states.deallocate()
+    }
+
+    /// The object at `order`, which must be claimed; setting it claims a noted one.
+    subscript(order: Int) -> BinaryObjectPlanner.Object {
+        @inline(__always)
+        get {
+            assert(order >= 0 && order < count && isClaimed(order), "order \(order) out of range or unclaimed")
+            return base[order]
+        }
+        @inline(__always)
+        set {
+            assert(order >= 0 && order < count, "order \(order) out of range")
+            base[order] = newValue
+            if order < notedCount { states[order] |= Self.claimed }
+        }
+    }
+
+    /// The state of noted object `order` (0 while unclaimed).
+    @inline(__always)
+    func state(_ order: Int) -> UInt8 {
+        assert(order >= 0 && order < notedCount, "noted order \(order) out of range")
+        return states[order]
+    }
+
+    /// Marks claimed noted object `order` as holding its noted key text.
+    @inline(__always)
+    func markHoldingNotedKeyText(_ order: Int) {
+        assert(order >= 0 && order < notedCount, "noted order \(order) out of range")
+        states[order] = Self.holdsNotedKeyText
+    }
+
+    /// Whether order `order` holds an object: every new one, and the noted ones claimed.
+    @inline(__always)
+    func isClaimed(_ order: Int) -> Bool { order >= notedCount || states[order] != 0 }
+
+    /// Appends a new object's order, to be set by the caller.
+    @inline(__always)
+    mutating func append() -> Int {
+        if count == capacity { grow() }
+        base[count] = BinaryObjectPlanner.Object(kind: BinaryObjectPlanner.Object.unclaimed)
+        count += 1
+        return count - 1
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        (base, capacity) = base.movedToLarger(count: count, capacity: capacity, toHold: count + 1)
+    }
+
+    /// Calls `body` with the objects in order (an unclaimed one's record is meaningless) and the
+    /// noted objects' states.
+    func withUnsafeBuffers<R>(
+        _ body: (UnsafeBufferPointer<BinaryObjectPlanner.Object>, UnsafeBufferPointer<UInt8>) -> R
+    ) -> R {
+        body(UnsafeBufferPointer(start: base, count: count), UnsafeBufferPointer(start: states, count: notedCount))
     }
 }

@@ -70,7 +70,7 @@ extension BinaryObjectPlanner {
         if objectCount < orders {
             indexOfOrder = Array(repeating: 0, count: orders)
             var next: UInt32 = 0
-            for order in 0..<orders where objects[order].isClaimed {
+            for order in 0..<orders where objects.isClaimed(order) {
                 indexOfOrder[order] = next
                 next += 1
             }
@@ -98,9 +98,9 @@ extension BinaryObjectPlanner {
             encoded.withUnsafeBufferPointer { scalars in
                 children.withUnsafeBufferPointer { children in
                     indexOfOrder.withUnsafeBufferPointer { indexOfOrder in
-                        objects.withUnsafeBufferPointer { objects in
+                        objects.withUnsafeBuffers { objects, states in
                             writeObjects(
-                                objects, into: area, tableAt: tableOffset - 8, offsetSize: offsetSize, refSize: refSize,
+                                objects, states: states, into: area, tableAt: tableOffset - 8, offsetSize: offsetSize, refSize: refSize,
                                 scalars: scalars, children: children, indexOfOrder: indexOfOrder)
                         }
                     }
@@ -118,7 +118,7 @@ extension BinaryObjectPlanner {
     /// table at `tableStart`. Every store is of the exact width, so nothing written is
     /// overwritten.
     private func writeObjects(
-        _ objects: UnsafeBufferPointer<Object>, into area: UnsafeMutableRawPointer, tableAt tableStart: Int, offsetSize: Int, refSize: Int,
+        _ objects: UnsafeBufferPointer<Object>, states: UnsafeBufferPointer<UInt8>, into area: UnsafeMutableRawPointer, tableAt tableStart: Int, offsetSize: Int, refSize: Int,
         scalars: UnsafeBufferPointer<UInt8>, children: UnsafeBufferPointer<UInt32>, indexOfOrder: UnsafeBufferPointer<UInt32>
     ) {
         // Never nil: the planner's buffer is allocated up front.
@@ -128,9 +128,15 @@ extension BinaryObjectPlanner {
         // Scalar bytes `scalars[runStart ..< runEnd]` not yet copied, which go to `p` next.
         var runStart = 0
         var runEnd = 0
+        func copyRun() {
+            guard runEnd > runStart else { return }
+            p.copyMemory(from: scalarBase + runStart, byteCount: runEnd - runStart)
+            p += runEnd - runStart
+            runStart = runEnd
+        }
         for order in 0..<objects.count {
+            guard order >= states.count || states[order] != 0 else { continue }
             var object = objects[order]
-            guard object.isClaimed else { continue }
             entry.storeBigEndian(anyWidth: UInt64(8 + (p - area) + (runEnd - runStart)), offsetSize)
             entry += offsetSize
             var noted = order
@@ -140,19 +146,14 @@ extension BinaryObjectPlanner {
             }
             let kind = object.kind
             if kind == Object.scalar || kind == Object.spelledScalar {
-                if object.first == runEnd {
-                    runEnd += object.count
-                } else {
-                    p.copyMemory(from: scalarBase + runStart, byteCount: runEnd - runStart)
-                    p += runEnd - runStart
+                if object.first != runEnd {
+                    copyRun()
                     runStart = object.first
-                    runEnd = object.first + object.count
                 }
+                runEnd = object.first + object.count
                 continue
             }
-            p.copyMemory(from: scalarBase + runStart, byteCount: runEnd - runStart)
-            p += runEnd - runStart
-            runStart = runEnd
+            copyRun()
             if kind == Object.largeData {
                 p.copyMemory(from: scalarBase + object.first, byteCount: object.count)
                 p += object.count
@@ -164,26 +165,54 @@ extension BinaryObjectPlanner {
             }
             let note: BinaryLayout.EncodingNote? = noted < notedObjectCount ? encodings[noted] : nil
             let type: UInt8 = kind == Object.array ? 0xA : kind == Object.set ? 0xC : 0xD
-            p = Self.storeMarker(type: type, count: kind == Object.dictionary ? object.count / 2 : object.count, note: note, at: p)
-            let references = UnsafeBufferPointer(rebasing: children[object.first..<object.first + object.count])
-            if indexOfOrder.isEmpty {
-                for reference in references {
-                    p.storeBigEndian(anyWidth: UInt64(reference), refSize)
-                    p += refSize
-                }
+            let entries = kind == Object.dictionary ? object.count / 2 : object.count
+            if entries < 15 && (note?.raw ?? 0) & 0x7F00 == 0 {
+                p.storeBytes(of: type << 4 | UInt8(truncatingIfNeeded: entries), as: UInt8.self)
+                p += 1
             } else {
-                for reference in references {
-                    p.storeBigEndian(anyWidth: UInt64(indexOfOrder[Int(reference)]), refSize)
-                    p += refSize
-                }
+                p = Self.storeMarker(type: type, count: entries, note: note, at: p)
+            }
+            let references = UnsafeBufferPointer(rebasing: children[object.first..<object.first + object.count])
+            p = Self.storeReferences(references, width: refSize, indexOfOrder: indexOfOrder, at: p)
+        }
+        copyRun()
+    }
+
+    /// Stores `references` at `p`, each as its output index in `width` bytes; returns where they
+    /// end.
+    @inline(__always)
+    private static func storeReferences(
+        _ references: UnsafeBufferPointer<UInt32>, width: Int, indexOfOrder: UnsafeBufferPointer<UInt32>,
+        at start: UnsafeMutableRawPointer
+    ) -> UnsafeMutableRawPointer {
+        var p = start
+        if !indexOfOrder.isEmpty {
+            for reference in references {
+                p.storeBigEndian(anyWidth: UInt64(indexOfOrder[Int(reference)]), width)
+                p += width
+            }
+        } else if width == 1 {
+            for reference in references {
+                p.storeBytes(of: UInt8(truncatingIfNeeded: reference), as: UInt8.self)
+                p += 1
+            }
+        } else if width == 2 {
+            for reference in references {
+                p.storeBytes(of: UInt16(truncatingIfNeeded: reference).bigEndian, as: UInt16.self)
+                p += 2
+            }
+        } else {
+            for reference in references {
+                p.storeBigEndian(anyWidth: UInt64(reference), width)
+                p += width
             }
         }
-        p.copyMemory(from: scalarBase + runStart, byteCount: runEnd - runStart)
+        return p
     }
 
     /// Stores a container's marker at `p` as ``markerLength(type:count:note:)`` counts it;
     /// returns where it ends.
-    @inline(__always)
+    @inline(never)
     private static func storeMarker(
         type: UInt8, count: Int, note: BinaryLayout.EncodingNote?, at p: UnsafeMutableRawPointer
     ) -> UnsafeMutableRawPointer {
