@@ -24,15 +24,25 @@ extension BinaryObjectPlanner {
         default:
             guard let short = BinaryShortEncoding(value.pointee) else { break }
             if !claimed {
-                let note = encodings[object]
-                if UInt8(truncatingIfNeeded: short.low) == note.marker {
+                if UInt8(truncatingIfNeeded: short.low) == encodings[object].marker {
                     let start = encoded.count
                     encoded.append(short.low, short.high, count: short.length)
-                    return claimScalar(object, note: note, bytesFrom: start, canonical: true) { _ in }
+                    objects[object] = Object(first: start, short: short)
+                    filledNotedCount &+= 1
+                    scalarBytes &+= short.length
+                    if uniquingBuilt { uniqueClaimed(object) } else { plannedScalars.push(UInt32(truncatingIfNeeded: object)) }
+                    return object
                 }
-            } else if let key = objects[object].uniquingKey {
-                if holds(short, at: key) { return object }
-                return try planScalarAgain(value.pointee, notedAt: -1)
+            } else {
+                let held = objects[object]
+                if held.packed & Object.recordsWords != 0 {
+                    if held.packed == Object.packed(short) && held.extra == Int(bitPattern: UInt(short.low)) { return object }
+                    return try planScalarAgain(value.pointee, notedAt: -1)
+                }
+                if let key = held.uniquingKey {
+                    if holds(short, at: key) { return object }
+                    return try planScalarAgain(value.pointee, notedAt: -1)
+                }
             }
         }
         return try planScalarAgain(value.pointee, notedAt: position)
@@ -216,12 +226,17 @@ extension BinaryObjectPlanner {
             objects[object] = Object(kind: Object.spelledScalar, first: start, count: count, extra: encoded.count - start - count)
         }
         scalarBytes += count
-        if !uniquingBuilt {
-            plannedScalars.push(UInt32(truncatingIfNeeded: object))
-        } else if let key = objects[object].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count) {
+        if uniquingBuilt { uniqueClaimed(object) } else { plannedScalars.push(UInt32(truncatingIfNeeded: object)) }
+        return object
+    }
+
+    /// Enters claimed scalar object `object` in the uniquing table unless an equal scalar is
+    /// there already.
+    @inline(never)
+    mutating func uniqueClaimed(_ object: Int) {
+        if let key = objects[object].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count) {
             uniqued.insert(object, at: insertion)
         }
-        return object
     }
 
     /// The high word a noted 16-byte integer held.

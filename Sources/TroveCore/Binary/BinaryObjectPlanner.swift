@@ -50,25 +50,45 @@ struct BinaryObjectPlanner: ~Copyable {
         /// A scalar's first byte in `encoded`, a container's first child in `children`, a large
         /// data object's marker in `encoded`.
         var first: Int
-        /// The kind in the low eight bits, and above them a scalar's byte count (its noted
+        /// The kind in the low four bits, ``recordsWords`` at bit 7, a recorded short scalar's
+        /// ninth byte in bits 8 to 15, and from bit 16 on a scalar's byte count (its noted
         /// spelling), a container's child count (twice its entries for a dictionary), or a large
         /// data object's marker length.
         var packed: Int
         /// A respelled scalar's canonical encoding length, a container's node in the value (its
-        /// address), a copy's original order, a large data object's payload in `largePayloads`.
+        /// address), a copy's original order, a large data object's payload in `largePayloads`,
+        /// a recorded short scalar's first eight bytes.
         var extra: Int
 
         static let unclaimed = 0, scalar = 1, spelledScalar = 2, array = 3, set = 4, dictionary = 5
         static let copy = 6, largeData = 7
+        /// A scalar whose canonical encoding is a short one (``BinaryShortEncoding``), kept in
+        /// `extra` and the ninth byte in `packed` as well as in `encoded`, so that a node met
+        /// again is compared with two words rather than with the bytes.
+        static let recordsWords = 0x80
 
         init(kind: Int, first: Int = 0, count: Int = 0, extra: Int = 0) {
             self.first = first
-            packed = count << 8 | kind
+            packed = count << 16 | kind
             self.extra = extra
         }
 
-        @inline(__always) var kind: Int { packed & 0xFF }
-        @inline(__always) var count: Int { packed >> 8 }
+        /// A scalar whose canonical encoding `short` lies in `encoded` from `first` on.
+        @inline(__always)
+        init(first: Int, short: BinaryShortEncoding) {
+            self.first = first
+            packed = Self.packed(short)
+            extra = Int(bitPattern: UInt(short.low))
+        }
+
+        /// `packed` of a scalar recorded with the short encoding `short`.
+        @inline(__always)
+        static func packed(_ short: BinaryShortEncoding) -> Int {
+            short.length << 16 | Int(truncatingIfNeeded: short.high & 0xFF) << 8 | recordsWords | scalar
+        }
+
+        @inline(__always) var kind: Int { packed & 0xF }
+        @inline(__always) var count: Int { packed >> 16 }
         @inline(__always) var isContainer: Bool { kind >= Self.array && kind <= Self.dictionary }
 
         /// Where the canonical encoding of a scalar lies in `encoded`; nil for containers and
@@ -256,11 +276,11 @@ struct BinaryObjectPlanner: ~Copyable {
                 position = matchedPositions[frame.position + i]
             }
             let child = frame.values + i
-            let reference = frame.firstReference + i
+            let reference = frame.firstReference &+ i
             let order = child.pointee.isContainer
                 ? try planContainer(child, notedAt: position, depth: stack.count, frame: &frame, stack: &stack)
                 : try planScalar(child, notedAt: position)
-            children[reference] = UInt32(truncatingIfNeeded: order)
+            children.store(UInt32(truncatingIfNeeded: order), at: reference)
         }
         return topOrder
     }
@@ -374,12 +394,20 @@ struct BinaryObjectPlanner: ~Copyable {
         }
         // The noted keys in the noted order (the common case): each key takes its noted entry.
         // Keys past the noted ones have no counterpart, and nor do their values.
+        // A key met again whose holder took its object over with the same text names it at once.
+        let matchable = Swift.min(count, notedEntries)
         var i = 0
-        while i < count && i < notedEntries && keyMatches(walk[position + i], keys + i) {
-            children[first + i] = UInt32(truncatingIfNeeded: try planKey(keys + i, notedAt: position + i, textMatched: true))
-            i += 1
+        while i < matchable {
+            let object = walk[position &+ i]
+            guard keyMatches(object, keys + i) else { break }
+            if objects.state(Int(object)) == PlannedObjects.holdsNotedKeyText {
+                children.store(object, at: first &+ i)
+            } else {
+                children.store(UInt32(truncatingIfNeeded: try planKey(keys + i, notedAt: position &+ i, textMatched: true)), at: first &+ i)
+            }
+            i &+= 1
         }
-        if i < count && i < notedEntries {
+        if i < matchable {
             inner.position = try planKeysByText(
                 keys, count: count, from: i, firstKey: position, notedEntries: notedEntries,
                 values: valuePosition, end: end, references: first)
