@@ -243,7 +243,7 @@ struct BinaryObjectPlanner: ~Copyable {
     /// The top value is borrowed for the whole walk, which keeps every container in it alive
     /// and unchanged, so the frames' pointers into their storage stay valid until the walk ends.
     /// The innermost container's frame is a local and only its suspended ancestors are on the
-    /// stack, whose height is the depth of the innermost container.
+    /// stack.
     mutating func planDocument(_ value: PlistValue) throws(PlistError) -> Int {
         let top = try withUnsafePointer(to: value) { (top) throws(PlistError) -> Int in try plan(top) }
         if let layout { addCopies(layout.copies) }
