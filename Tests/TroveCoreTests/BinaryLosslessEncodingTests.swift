@@ -230,3 +230,97 @@ struct BinaryLosslessLargeDataTests {
         #expect(after == [[0xA4, 3, 1, 2, 1], before[1], before[2], [0x10, 0x05]])
     }
 }
+
+/// Containers the notes name more than once, and dictionaries whose keys left the noted order:
+/// the writer finds a later use's children's notes and an entry's notes without reading the
+/// whole walk first.
+@Suite("Binary layout: shared containers and key order")
+struct BinaryLosslessSharingTests {
+    /// `[A, A]` with `A = [B, 1]` and `B = ["x"]`: one array object named twice.
+    private static func sharedArrayFile() -> [UInt8] {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA2, 1, 1])
+        builder.add([0xA2, 2, 3])
+        builder.add([0xA1, 4])
+        builder.add([0x10, 0x01])
+        builder.add([0x51, 0x78])
+        return builder.build()
+    }
+
+    @Test("an edited later use of a shared container follows the first use's children's notes")
+    func editedLaterUse() throws {
+        let file = Self.sharedArrayFile()
+        let (value, layout) = try readBinary(file)
+        #expect(value == [[["x"], 1], [["x"], 1]])
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+        // The second use is new, but its first element is still the noted B (equal, so shared),
+        // and its integer, noted as the shared 1, is new.
+        let edited: PlistValue = [[["x"], 1], [["x"], 2]]
+        let bytes = try BinaryPlistWriter().write(edited, layout: layout)
+        #expect(try readBinary(bytes).value == edited)
+        #expect(try objects(of: bytes) == [[0xA2, 1, 5], [0xA2, 2, 3], [0xA1, 4], [0x10, 0x01], [0x51, 0x78], [0xA2, 2, 6], [0x10, 0x02]])
+        // When the first use is the edited one, it keeps the noted objects, its integer with the
+        // new value, and the second use is new with the old value new as well.
+        let editedFirst: PlistValue = [[["x"], 2], [["x"], 1]]
+        let first = try BinaryPlistWriter().write(editedFirst, layout: layout)
+        #expect(try readBinary(first).value == editedFirst)
+        #expect(try objects(of: first) == [[0xA2, 1, 5], [0xA2, 2, 3], [0xA1, 4], [0x10, 0x02], [0x51, 0x78], [0xA2, 2, 6], [0x10, 0x01]])
+    }
+
+    /// `{a: 1, b: "s", c: [2]}`.
+    private static func dictionaryFile() -> [UInt8] {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xD3, 1, 2, 3, 4, 5, 6])
+        builder.add([0x51, 0x61])
+        builder.add([0x51, 0x62])
+        builder.add([0x51, 0x63])
+        builder.add([0x10, 0x01])
+        builder.add([0x51, 0x73])
+        builder.add([0xA1, 7])
+        builder.add([0x10, 0x02])
+        return builder.build()
+    }
+
+    @Test("keys that leave the noted order part way keep their entries' objects")
+    func keysOutOfOrder() throws {
+        let file = Self.dictionaryFile()
+        let (value, layout) = try readBinary(file)
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+        let before = try objects(of: file)
+        // The first key in place, the other two swapped: every entry keeps its key and value.
+        let swapped = PlistValue.dictionary(PlistDictionary(uniqueKeys: ["a", "c", "b"], values: [1, [2], "s"]))
+        let bytes = try BinaryPlistWriter().write(swapped, layout: layout)
+        #expect(try readBinary(bytes).value == swapped)
+        let after = try objects(of: bytes)
+        #expect(after[0] == [0xD3, 1, 3, 2, 4, 6, 5])
+        #expect(Array(after[1...]) == Array(before[1...]))
+        // A key added after the noted ones, and one inserted before them.
+        let added = PlistValue.dictionary(PlistDictionary(uniqueKeys: ["a", "b", "c", "d"], values: [1, "s", [2], 3]))
+        let appended = try objects(of: try BinaryPlistWriter().write(added, layout: layout))
+        #expect(appended[0] == [0xD4, 1, 2, 3, 8, 4, 5, 6, 9])
+        #expect(Array(appended[1...7]) == Array(before[1...7]))
+        #expect(Array(appended[8...]) == [[0x51, 0x64], [0x10, 0x03]])
+        let inserted = PlistValue.dictionary(PlistDictionary(uniqueKeys: ["d", "a", "b", "c"], values: [3, 1, "s", [2]]))
+        let prefixed = try objects(of: try BinaryPlistWriter().write(inserted, layout: layout))
+        #expect(prefixed[0] == [0xD4, 8, 1, 2, 3, 9, 4, 5, 6])
+        #expect(Array(prefixed[1...7]) == Array(before[1...7]))
+    }
+
+    @Test("a key whose object a string value took over first with other text is a new string")
+    func keyAfterEditedValue() throws {
+        // `["a", {"a": 1}]`, the string and the key one object.
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA2, 1, 2])
+        builder.add([0x51, 0x61])
+        builder.add([0xD1, 1, 3])
+        builder.add([0x10, 0x01])
+        let file = builder.build()
+        let (value, layout) = try readBinary(file)
+        #expect(value == ["a", ["a": 1]])
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+        let edited: PlistValue = ["b", ["a": 1]]
+        let bytes = try BinaryPlistWriter().write(edited, layout: layout)
+        #expect(try readBinary(bytes).value == edited)
+        #expect(try objects(of: bytes) == [[0xA2, 1, 2], [0x51, 0x62], [0xD1, 4, 3], [0x10, 0x01], [0x51, 0x61]])
+    }
+}

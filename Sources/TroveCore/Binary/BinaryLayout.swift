@@ -170,6 +170,14 @@ extension BinaryLayout {
         @inline(__always)
         func contains(_ object: Int) -> Bool { index[object] != 0 }
 
+        /// The index and the texts, for a reader that keeps this value (and so both arrays) alive
+        /// and unchanged while it reads through the pointers: `index[k]` is 0 when object `k`
+        /// was never a key, else one more than the position of its text. Pointers nothing reads
+        /// through when the arrays are empty.
+        var storage: (index: UnsafePointer<UInt32>, texts: UnsafePointer<String>) {
+            (BinaryObjectPlanner.storage(of: Optional(index)), BinaryObjectPlanner.storage(of: Optional(texts)))
+        }
+
         /// Records the text of `object`, which has none yet.
         mutating func record(_ text: String, for object: Int) {
             texts.append(text)

@@ -1,6 +1,7 @@
-/// Matching a dictionary value's entries to the notes of the dictionary it was read as: by
-/// cursor while the keys are the noted ones in the noted order, else by key text; and restoring
-/// the entries of a dictionary whose file repeated keys.
+/// Matching a value's nodes to the notes of the file it was read from: whether a note can hold a
+/// value, where a container's children's notes are, a dictionary's entries matched by key text
+/// once its keys are no longer the noted ones in the noted order, and the entries of a dictionary
+/// whose file repeated keys.
 extension BinaryObjectPlanner {
     /// True when an object encoded as `note` could hold `value`.
     static func note(_ note: BinaryLayout.EncodingNote, fits value: PlistValue) -> Bool {
@@ -14,69 +15,75 @@ extension BinaryObjectPlanner {
         }
     }
 
-    /// The walk position of each noted object's first visit (-1 for none), and whether a second
-    /// node of the value may name the object and ask to share the first one's: true for objects
-    /// the walk visits more than once and for everything in their subtrees (a node that cannot
-    /// share a repeated object still follows that object's noted children, so they can be met a
-    /// second time). A node meets an object another node already holds only through a walk entry
-    /// these cover.
-    static func visits(
-        _ walkObjects: [UInt32], extents: UnsafePointer<UInt32>, objectCount: Int
-    ) -> (firstVisit: [Int], mayBeMetAgain: [Bool]) {
-        var first = [Int](repeating: -1, count: objectCount)
-        var marked = [Bool](repeating: false, count: objectCount)
-        walkObjects.withUnsafeBufferPointer { walk in
-            first.withUnsafeMutableBufferPointer { first in
-                marked.withUnsafeMutableBufferPointer { marked in
-                    // First visits, and repeated objects marked on the way.
-                    for (position, object) in walk.enumerated() {
-                        let object = Int(object)
-                        if first[object] < 0 { first[object] = position } else { marked[object] = true }
-                    }
-                    // Subtrees of a pre-order walk nest, so one running end covers each subtree
-                    // of a repeated object.
-                    var coveredTo = 0
-                    for (position, object) in walk.enumerated() {
-                        let object = Int(object)
-                        if position >= coveredTo && marked[object] && first[object] == position {
-                            coveredTo = position + Int(extents[position])
-                        }
-                        if position < coveredTo { marked[object] = true }
-                    }
-                }
-            }
-        }
-        return (first, marked)
+    /// The walk entry whose subtree notes the children of container `object`, met at walk entry
+    /// `position`: the object's first visit.
+    ///
+    /// A later visit of an object spans one walk entry and a first visit of a non-empty
+    /// container more, so `position` is the first visit when it spans more; when it spans one
+    /// and the noted count is zero, every visit notes the same (no children, no repeated keys).
+    /// Only a non-empty container met at a later visit, which its holder did not answer (the
+    /// node differs, or the first visit's node took nothing), looks the first visit up, in a
+    /// table made the first time one does.
+    @inline(__always)
+    mutating func firstVisit(of object: Int, at position: Int) -> Int {
+        if extents[position] > 1 || encodings[object].marker & 0x0F == 0 { return position }
+        return lookUpFirstVisit(of: object)
     }
 
-    /// Where the notes of each entry of a dictionary are when its keys are no longer the noted
-    /// keys in the noted order: matched by key text, so inserting, removing or reordering keys
-    /// leaves the other entries on their own notes. Nil when the keys are still the noted ones in
-    /// order (the common, cheap case, which follows the cursors) or there are no notes.
-    /// `notedCount` is the number of entries the notes give the dictionary.
-    func entryNotesByKey(for entries: PlistDictionary, subtree: Int?, notedCount: Int) -> DictionaryEntryNotes? {
-        guard let subtree, walkExtents != nil else { return nil }
-        var cursor = NoteCursor(extents: walkExtents, container: subtree)
-        let firstKey = subtree + 1
-        let keys = entries.keys
-        if notedCount == keys.count {
-            let inOrder = keys.withUnsafeBufferPointer { keys in
-                walkObjects.withUnsafeBufferPointer { walk in
-                    (0..<notedCount).allSatisfy { keyTexts.hasText(of: walk[firstKey + $0], sameAs: keys[$0]) }
-                }
+    @inline(never)
+    private mutating func lookUpFirstVisit(of object: Int) -> Int {
+        if firstVisits.isEmpty, let layout {
+            var first = [Int](repeating: -1, count: notedObjectCount)
+            for (position, visited) in layout.walkObjects.enumerated() where first[Int(visited)] < 0 {
+                first[Int(visited)] = position
             }
-            if inOrder { return nil }
+            firstVisits = first
         }
-        cursor.skip(keys: notedCount)
+        return firstVisits[object]
+    }
+
+    /// Whether `object`, named by a noted key entry, was a key with exactly the code units of
+    /// `key`. The key texts share storage with the decoded value's keys, so an unchanged key is
+    /// the same two words and is decided without reading its text.
+    @inline(__always)
+    func keyMatches(_ object: UInt32, _ key: UnsafePointer<String>) -> Bool {
+        let index = keyTextIndex[Int(object)]
+        guard index != 0 else { return false }
+        let noted = keyTextStrings + Int(index &- 1)
+        if UnsafeRawPointer(noted).load(as: StringRepresentation.self) == UnsafeRawPointer(key).load(as: StringRepresentation.self) {
+            return true
+        }
+        return Self.sameText(noted, key)
+    }
+
+    @inline(never)
+    private static func sameText(_ a: UnsafePointer<String>, _ b: UnsafePointer<String>) -> Bool {
+        a.pointee.hasSameUTF8(as: b.pointee)
+    }
+
+    /// Plans the keys `keys[start ..< count]` of a dictionary whose key `start` is not its noted
+    /// key there, matching each by text to the noted keys (`notedEntries` of them from walk entry
+    /// `firstKey`; `values ..< end` holds the noted values' entries), so that inserting,
+    /// removing or reordering keys leaves the other entries on their own notes. The keys before
+    /// `start` were their noted keys in order and took their own entries, as a match by text
+    /// gives them. Returns where, in `matchedPositions`, the run of the values' entries starts.
+    mutating func planKeysByText(
+        _ keys: UnsafePointer<String>, count: Int, from start: Int, firstKey: Int, notedEntries: Int, values: Int, end: Int,
+        references: Int
+    ) throws(PlistError) -> Int {
         var valuePositions: [Int] = []
-        valuePositions.reserveCapacity(notedCount)
-        while let position = cursor.next() { valuePositions.append(position) }
+        valuePositions.reserveCapacity(notedEntries)
+        var cursor = values
+        while cursor < end {
+            valuePositions.append(cursor)
+            cursor += Int(extents[cursor])
+        }
         // Each noted key text once, with its first position, matched by code units as keys are.
         var notedTexts: [String] = []
         var notedPositions: [Int] = []
-        let notedIndex = PlistKeyIndex(capacity: notedCount)
-        for i in 0..<notedCount {
-            guard let text = keyTexts[walkObjects[firstKey + i]] else { continue }
+        let notedIndex = PlistKeyIndex(capacity: notedEntries)
+        for i in 0..<notedEntries {
+            guard let text = keyTexts[walk[firstKey + i]] else { continue }
             notedTexts.append(text)
             if notedTexts.withUnsafeBufferPointer({ notedIndex.insert(notedTexts.count - 1, of: $0) }) == nil {
                 notedPositions.append(i)
@@ -84,23 +91,22 @@ extension BinaryObjectPlanner {
                 notedTexts.removeLast()
             }
         }
-        var keyPositions: [Int?] = []
-        var matchedValues: [Int?] = []
-        keyPositions.reserveCapacity(keys.count)
-        matchedValues.reserveCapacity(keys.count)
-        for key in keys {
-            let i = notedTexts.withUnsafeBufferPointer { notedIndex.position(of: key, in: $0) }.map { notedPositions[$0] }
-            keyPositions.append(i.map { firstKey + $0 })
-            matchedValues.append(i.flatMap { $0 < valuePositions.count ? valuePositions[$0] : nil })
+        let run = matchedPositions.count
+        for i in 0..<start { matchedPositions.push(i < valuePositions.count ? valuePositions[i] : -1) }
+        for i in start..<count {
+            let noted = notedTexts.withUnsafeBufferPointer { notedIndex.position(of: keys[i], in: $0) }.map { notedPositions[$0] }
+            let position = noted.map { firstKey + $0 } ?? -1
+            children[references + i] = UInt32(truncatingIfNeeded: try planKey(keys + i, notedAt: position, textMatched: noted != nil))
+            matchedPositions.push(noted.flatMap { $0 < valuePositions.count ? valuePositions[$0] : nil } ?? -1)
         }
-        return DictionaryEntryNotes(keyPositions: keyPositions, valuePositions: matchedValues)
+        return run
     }
 
     /// The file's entries of a dictionary whose keys repeated, when its notes say so and it still
     /// has exactly the noted keys: every noted key in file order, each later occurrence with the
     /// value it held and the first with the dictionary's value.
-    func restoredEntries(of entries: PlistDictionary, subtree: Int?) -> [(String, PlistValue)]? {
-        guard let subtree, !repeatedKeys.isEmpty, let repeated = repeatedKeys[UInt32(truncatingIfNeeded: subtree)] else { return nil }
+    func restoredEntries(of entries: PlistDictionary, subtree: Int) -> [(String, PlistValue)]? {
+        guard let repeated = repeatedKeys[UInt32(truncatingIfNeeded: subtree)] else { return nil }
         guard PlistDictionary(repeated.keys.lazy.map { ($0, PlistValue.null) }).count == entries.count else { return nil }
         var restored: [(String, PlistValue)] = []
         restored.reserveCapacity(repeated.keys.count)
@@ -112,29 +118,10 @@ extension BinaryObjectPlanner {
     }
 }
 
-/// The walk entries noting each entry of a dictionary value whose keys were matched to the notes
-/// by text, by the entry's index; nil where an entry has no noted counterpart.
-struct DictionaryEntryNotes {
-    private var keyPositions: [Int?] = []
-    private var valuePositions: [Int?] = []
-
-    /// No notes.
-    init() {}
-
-    init(keyPositions: [Int?], valuePositions: [Int?]) {
-        self.keyPositions = keyPositions
-        self.valuePositions = valuePositions
-    }
-
-    func key(_ i: Int) -> Int? { i < keyPositions.count ? keyPositions[i] : nil }
-
-    func value(_ i: Int) -> Int? { i < valuePositions.count ? valuePositions[i] : nil }
-}
-
 /// Steps through the walk entries of a container's children.
 ///
-/// It reads the extents through a pointer to the planner's copy of them, so a cursor (two of
-/// which sit in every frame) is three words and copying one retains nothing.
+/// It reads the extents through a pointer to the notes' array, so a cursor is three words and
+/// copying one retains nothing.
 struct NoteCursor {
     private let extents: UnsafePointer<UInt32>?
     private var position: Int

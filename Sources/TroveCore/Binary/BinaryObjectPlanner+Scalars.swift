@@ -3,32 +3,66 @@ import Foundation
 /// Planning scalars and dictionary keys: taking over or sharing the noted object, or uniquing a
 /// new scalar by its canonical encoding (see ``BinaryObjectPlanner``).
 extension BinaryObjectPlanner {
-    /// Plans the scalar `value`, whose note (if any) is walk entry `position`; returns the slot a
-    /// reference to it must name.
+    /// Plans the scalar at `value`, whose note is walk entry `position` (-1 for none); returns
+    /// the order a reference to it must name.
+    ///
+    /// A number, date, boolean, UID or null in its canonical spelling is handled here from its
+    /// two words: written as they are when it takes over its noted object in that spelling, and
+    /// compared with the holder's canonical encoding when the object is held (identical scalars
+    /// have the same canonical encoding, and different ones different encodings, whatever the
+    /// note). Anything else takes the general path.
     @inline(__always)
-    mutating func planScalar(_ value: PlistValue, notedAt position: Int?) throws(PlistError) -> Int {
-        // A number, date, boolean, UID or null shared by many records: when the noted object's
-        // holder is the slot an equal scalar (the same canonical encoding) last came to, the
-        // holder holds this value under the object's own note, so planning it again would only
-        // find the holder.
-        // An object met only once (most, in a file of distinct records) is not looked for.
-        guard let position else { return try planScalarAgain(value, notedAt: nil) }
-        let object = Int(walkObjects[position])
-        let holder = holderOfObject[object]
-        guard holder >= 0 || keepsValue[object], let encoding = BinaryShortEncoding(value) else {
-            return try planScalarAgain(value, notedAt: position)
+    mutating func planScalar(_ value: UnsafePointer<PlistValue>, notedAt position: Int) throws(PlistError) -> Int {
+        guard position >= 0 else { return try planScalarAgain(value.pointee, notedAt: -1) }
+        let object = Int(walk[position])
+        let claimed = objects.state(object) != 0
+        switch value.pointee {
+        case .string(let string):
+            return try planString(string, notedAt: position, object: object, claimed: claimed)
+        case .data, .array, .dictionary:
+            break
+        default:
+            guard let short = BinaryShortEncoding(value.pointee) else { break }
+            if !claimed {
+                if UInt8(truncatingIfNeeded: short.low) == encodings[object].marker {
+                    let start = encoded.count
+                    encoded.append(short.low, short.high, count: short.length)
+                    objects[object] = Object(first: start, short: short)
+                    filledNotedCount &+= 1
+                    scalarBytes &+= short.length
+                    if uniquingBuilt { uniqueClaimed(object) } else { plannedScalars.push(UInt32(truncatingIfNeeded: object)) }
+                    return object
+                }
+            } else {
+                let held = objects[object]
+                if held.packed & Object.recordsWords != 0 {
+                    if held.packed == Object.packed(short) && held.extra == Int(bitPattern: UInt(short.low)) { return object }
+                    return try planScalarAgain(value.pointee, notedAt: -1)
+                }
+                if let key = held.uniquingKey {
+                    if holds(short, at: key) { return object }
+                    return try planScalarAgain(value.pointee, notedAt: -1)
+                }
+            }
         }
-        let recent = recentScalars.slot(encoding.low, encoding.high)
-        if holder >= 0, let known = recentScalars.object(at: recent, encoding.low, encoding.high), Int(known) == holder {
-            return holder
-        }
-        let slot = try planScalarAgain(value, notedAt: position)
-        if slot < Int(UInt32.max) { recentScalars.remember(UInt32(slot), at: recent, encoding.low, encoding.high) }
-        return slot
+        return try planScalarAgain(value.pointee, notedAt: position)
     }
 
-    /// Plans a scalar that ``planScalar(_:notedAt:)`` could not answer from the recent scalars.
-    mutating func planScalarAgain(_ value: PlistValue, notedAt position: Int?) throws(PlistError) -> Int {
+    /// Whether the bytes `encoded[key.first ..< key.first + key.count]` are the short encoding
+    /// `short`.
+    @inline(__always)
+    func holds(_ short: BinaryShortEncoding, at key: (first: Int, count: Int)) -> Bool {
+        guard key.count == short.length else { return false }
+        return encoded.withUnsafeBufferPointer { buffer in
+            withUnsafeBytes(of: (short.low, short.high)) { words in
+                // Never nil: the held encoding is at least its marker byte.
+                ScalarUniquingTable.sameBytes(UnsafeRawPointer(buffer.baseAddress!) + key.first, words.baseAddress!, count: key.count)
+            }
+        }
+    }
+
+    /// Plans a scalar through the general path: `position` is its walk entry, -1 for none.
+    mutating func planScalarAgain(_ value: PlistValue, notedAt position: Int) throws(PlistError) -> Int {
         let listsRepeats: Bool
         switch value {
         case .bool, .uid:
@@ -36,7 +70,7 @@ extension BinaryObjectPlanner {
             // object of its own, but every reference names the first.
             listsRepeats = true
         case .data(let payload) where payload.count >= BinaryLargeDataTable.minimumCount:
-            if !uniquingBuilt, let position, let slot = planLargeData(payload, notedAt: position) { return slot }
+            if !uniquingBuilt, position >= 0, let order = planLargeData(payload, notedAt: position) { return order }
             listsRepeats = false
         default:
             listsRepeats = false
@@ -53,86 +87,105 @@ extension BinaryObjectPlanner {
     /// payload. Nil when neither applies, and the value is planned as any other scalar (which
     /// tells a shared object's bytes apart from those of a `.largeData` holder).
     mutating func planLargeData(_ payload: Data, notedAt position: Int) -> Int? {
-        let object = Int(walkObjects[position])
+        let object = Int(walk[position])
         let note = encodings[object]
         guard note.type == 0x4 else { return nil }
-        let holder = holderOfObject[object]
-        if holder >= 0 {
-            guard case .largeData(let held) = slots[holder].content, largePayloads[held] == payload else { return nil }
-            return holder
+        if objects.state(object) != 0 {
+            let held = objects[object]
+            guard held.kind == Object.largeData, largePayloads[held.extra] == payload else { return nil }
+            return object
         }
-        let slot = slots.count
-        holderOfObject[object] = slot
+        filledNotedCount += 1
         let start = encoded.count
         encoded.appendBinaryMarker(0x4, count: payload.count, note: note)
         let count = encoded.count - start
-        slots.append(Slot(order: object, content: .largeData(payload: largePayloads.count), note: note, first: start, count: count))
+        objects[object] = Object(kind: Object.largeData, first: start, count: count, extra: largePayloads.count)
+        plannedScalars.push(UInt32(truncatingIfNeeded: object))
         largePayloads.append(payload)
         scalarBytes += count + payload.count
-        return slot
+        return object
     }
 
-    /// Plans a dictionary key, as ``planScalar(_:notedAt:)`` plans a string value, without
-    /// wrapping it in a ``PlistValue`` first.
+    /// Plans a dictionary key noted at walk entry `position` (-1 for none), as a string value is
+    /// planned, without reading the key unless it must be encoded or compared. `textMatched`
+    /// says the key's text is the noted key text of the object the entry names: a holder that
+    /// took that object over as such a key holds the same text, and the key names it at once.
     @inline(__always)
-    mutating func planKey(_ key: String, notedAt position: Int?) throws(PlistError) -> Int {
-        // Most keys of a rewrite repeat a key object shared by many dictionaries, decoded once
-        // and so one storage: when the noted object's holder is the slot this very
-        // representation last came to, the holder holds the key's text under the object's own
-        // note, so planning the key again would only find the holder.
-        // An object met only once is not looked for.
-        guard let position else { return try planKeyAgain(key, notedAt: nil, holder: -1) }
-        let object = Int(walkObjects[position])
-        let holder = holderOfObject[object]
-        guard holder >= 0 || keepsValue[object] else { return try planKeyAgain(key, notedAt: position, holder: holder) }
-        let representation = StringRepresentation(key)
-        let recent = recentKeys.slot(representation.low, representation.high)
-        if holder >= 0, let known = recentKeys.object(at: recent, representation.low, representation.high), Int(known) == holder {
-            return holder
+    mutating func planKey(_ key: UnsafePointer<String>, notedAt position: Int, textMatched: Bool = false) throws(PlistError) -> Int {
+        guard position >= 0 else { return try planNewString(key.pointee) }
+        let object = Int(walk[position])
+        let state = objects.state(object)
+        if state != 0 {
+            if textMatched && state == PlannedObjects.holdsNotedKeyText { return object }
+            return try planStringAgain(key.pointee, notedAt: position, object: object)
         }
-        let slot = try planKeyAgain(key, notedAt: position, holder: holder)
-        if slot < Int(UInt32.max) { recentKeys.remember(UInt32(slot), at: recent, representation.low, representation.high) }
-        return slot
+        return try claimKey(key.pointee, object: object, textMatched: textMatched)
     }
 
-    /// Plans a key that ``planKey(_:notedAt:)`` could not answer from the recent keys;
-    /// `holder` holds the noted object (-1 for none).
-    mutating func planKeyAgain(_ key: String, notedAt position: Int?, holder: Int) throws(PlistError) -> Int {
-        // A key noted in canonical ASCII is compared with the key's UTF-8 where it lies, rather
-        // than encoded again to be compared.
-        if holder >= 0, let same = holdsASCII(key, holder) {
-            if same { return holder }
-        }
+    /// Plans a key whose noted object `object` is free: it takes the object over when its note
+    /// is a string's.
+    @inline(never)
+    mutating func claimKey(_ key: String, object: Int, textMatched: Bool) throws(PlistError) -> Int {
+        let note = encodings[object]
+        guard note.type >= 0x5 && note.type <= 0x7 else { return try planNewString(key) }
+        let start = encoded.count
+        let canonical = encoded.appendBinaryString(key, note: note)
+        let order = claimScalar(object, note: note, bytesFrom: start, canonical: canonical) { $0.appendBinaryString(key, note: nil) }
+        if textMatched { objects.markHoldingNotedKeyText(object) }
+        return order
+    }
+
+    /// Plans a string value noted at walk entry `position`, which names `object`.
+    mutating func planString(_ string: String, notedAt position: Int, object: Int, claimed: Bool) throws(PlistError) -> Int {
+        if claimed { return try planStringAgain(string, notedAt: position, object: object) }
+        let note = encodings[object]
+        guard note.type >= 0x5 && note.type <= 0x7 else { return try planNewString(string) }
+        let start = encoded.count
+        let canonical = encoded.appendBinaryString(string, note: note)
+        return claimScalar(object, note: note, bytesFrom: start, canonical: canonical) { $0.appendBinaryString(string, note: nil) }
+    }
+
+    /// Plans a string whose noted object `object` is already held: the holder when it holds the
+    /// same text, else a new string.
+    mutating func planStringAgain(_ string: String, notedAt position: Int, object: Int) throws(PlistError) -> Int {
+        // A holder in canonical ASCII is compared with the string's UTF-8 where it lies, rather
+        // than encoded again to be compared. Under the holder's note equal text is spelled
+        // alike, and different text is a different string whatever its spelling.
+        if let same = holdsASCII(string, objects[object]) { return same ? object : try planNewString(string) }
         return try planScalar(
             notedAt: position, listsRepeats: false, fits: { $0.type >= 0x5 && $0.type <= 0x7 },
-            encode: { buffer, note, _ in buffer.appendBinaryString(key, note: note) })
+            encode: { buffer, note, _ in buffer.appendBinaryString(string, note: note) })
+    }
+
+    /// Plans a string as a new scalar, uniqued by its canonical encoding.
+    mutating func planNewString(_ string: String) throws(PlistError) -> Int {
+        try planScalar(
+            notedAt: -1, listsRepeats: false, fits: { _ in false },
+            encode: { buffer, note, _ in buffer.appendBinaryString(string, note: note) })
     }
 
     /// Plans a scalar that `encode` writes (given a note, or nil for the canonical encoding, and
     /// the high word of a noted 16-byte integer; it returns whether it wrote the canonical
-    /// encoding) and whose note `fits` accepts.
+    /// encoding) and whose note `fits` accepts; `position` is its walk entry, -1 for none.
     @inline(__always)
     mutating func planScalar(
-        notedAt position: Int?, listsRepeats: Bool, fits: (BinaryLayout.EncodingNote) -> Bool,
+        notedAt position: Int, listsRepeats: Bool, fits: (BinaryLayout.EncodingNote) -> Bool,
         encode: (inout ByteBuffer, BinaryLayout.EncodingNote?, UInt64) -> Bool
     ) throws(PlistError) -> Int {
-        if let position {
-            let object = Int(walkObjects[position])
+        if position >= 0 {
+            let object = Int(walk[position])
             let note = encodings[object]
             if fits(note) {
                 let highWord = note.marker == 0x14 ? int128HighWord(of: object) : 0
-                let holder = holderOfObject[object]
                 let start = encoded.count
                 let canonical = encode(&encoded, note, highWord)
-                if holder < 0 {
-                    return addNotedScalar(object: object, note: note, bytesFrom: start, canonical: canonical) {
-                        _ = encode(&$0, nil, 0)
-                    }
+                if objects.state(object) == 0 {
+                    return claimScalar(object, note: note, bytesFrom: start, canonical: canonical) { _ = encode(&$0, nil, 0) }
                 }
                 // The same note spells identical scalars alike and different ones differently.
-                let same = hasBytes(of: holder, from: start)
+                let same = hasBytes(of: object, from: start)
                 encoded.truncate(to: start)
-                if same { return holder }
+                if same { return object }
             }
         }
         if !uniquingBuilt { buildUniquingIndex() }
@@ -143,41 +196,47 @@ extension BinaryObjectPlanner {
         case .found(let existing):
             encoded.truncate(to: start)
             if listsRepeats {
-                slots.append(Slot(order: nextNewOrder(), content: .copy(of: existing)))
-                scalarBytes += slots[existing].count
+                objects[newOrder()] = Object(kind: Object.copy, extra: existing)
+                scalarBytes += objects[existing].count
             }
             return existing
         case .absent(let insertion):
-            let slot = slots.count
-            slots.append(Slot(order: nextNewOrder(), content: .scalar, first: start, count: count))
+            let order = newOrder()
+            objects[order] = Object(kind: Object.scalar, first: start, count: count)
             scalarBytes += count
-            uniqued.insert(slot, at: insertion)
-            return slot
+            uniqued.insert(order, at: insertion)
+            return order
         }
     }
 
-    /// Appends the slot of a scalar that takes over noted object `object`, its bytes written in
-    /// the noted spelling from `start` on; when that spelling is not the canonical one,
-    /// `encodeCanonically` writes the canonical encoding after it, as the slot's uniquing key.
+    /// Fills in noted object `object` with a scalar whose bytes were written in the noted
+    /// spelling from `start` on; when that spelling is not the canonical one,
+    /// `encodeCanonically` writes the canonical encoding after it, as the object's uniquing key.
     @inline(__always)
-    mutating func addNotedScalar(
-        object: Int, note: BinaryLayout.EncodingNote, bytesFrom start: Int, canonical: Bool,
+    mutating func claimScalar(
+        _ object: Int, note: BinaryLayout.EncodingNote, bytesFrom start: Int, canonical: Bool,
         encodeCanonically: (inout ByteBuffer) -> Void
     ) -> Int {
-        let slot = slots.count
-        holderOfObject[object] = slot
+        filledNotedCount += 1
         let count = encoded.count - start
-        var content = Content.scalar
-        if !canonical {
+        if canonical {
+            objects[object] = Object(kind: Object.scalar, first: start, count: count)
+        } else {
             encodeCanonically(&encoded)
-            content = .spelledScalar(keyCount: encoded.count - start - count)
+            objects[object] = Object(kind: Object.spelledScalar, first: start, count: count, extra: encoded.count - start - count)
         }
-        slots.append(Slot(order: object, content: content, note: note, first: start, count: count))
         scalarBytes += count
-        if uniquingBuilt, let key = slots[slot].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count) {
-            uniqued.insert(slot, at: insertion)
+        if uniquingBuilt { uniqueClaimed(object) } else { plannedScalars.push(UInt32(truncatingIfNeeded: object)) }
+        return object
+    }
+
+    /// Enters claimed scalar object `object` in the uniquing table unless an equal scalar is
+    /// there already.
+    @inline(never)
+    mutating func uniqueClaimed(_ object: Int) {
+        if let key = objects[object].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count) {
+            uniqued.insert(object, at: insertion)
         }
-        return slot
     }
 
     /// The high word a noted 16-byte integer held.
@@ -186,20 +245,18 @@ extension BinaryObjectPlanner {
         layout?.int128HighWords[UInt32(truncatingIfNeeded: object)] ?? 0
     }
 
-    /// Whether `holder`, a canonical ASCII string object, holds exactly `key`; nil when the slot
-    /// is anything else or the key is not in contiguous storage, and the encodings must be
-    /// compared. Under the holder's note, equal text is spelled alike, and a different key is a
-    /// different string whatever its spelling.
+    /// Whether `held`, a canonical ASCII string object, holds exactly `string`; nil when it is
+    /// anything else or the string is not in contiguous storage, and the encodings must be
+    /// compared.
     @inline(__always)
-    func holdsASCII(_ key: String, _ holder: Int) -> Bool? {
-        let held = slots[holder]
-        guard case .scalar = held.content else { return nil }
+    func holdsASCII(_ string: String, _ held: Object) -> Bool? {
+        guard held.kind == Object.scalar else { return nil }
         return encoded.withUnsafeBufferPointer { buffer -> Bool? in
             let marker = buffer[held.first]
             guard marker >> 4 == 0x5 else { return nil }
             // The text follows the marker and, for 15 bytes or more, an integer object.
             let header = marker & 0x0F == 0x0F ? 2 + 1 << Int(buffer[held.first + 1] & 0x0F) : 1
-            return key.utf8.withContiguousStorageIfAvailable { utf8 in
+            return string.utf8.withContiguousStorageIfAvailable { utf8 in
                 // Never nil: the held encoding is at least its marker byte.
                 let base = UnsafeRawPointer(buffer.baseAddress!)
                 return utf8.count == held.count - header
@@ -208,11 +265,11 @@ extension BinaryObjectPlanner {
         }
     }
 
-    /// Whether scalar slot `holder` has exactly the bytes written from `start` to the end of
+    /// Whether scalar object `object` has exactly the bytes written from `start` to the end of
     /// `encoded`.
     @inline(__always)
-    func hasBytes(of holder: Int, from start: Int) -> Bool {
-        let held = slots[holder]
+    func hasBytes(of object: Int, from start: Int) -> Bool {
+        let held = objects[object]
         guard held.count == encoded.count - start else { return false }
         return encoded.withUnsafeBufferPointer { buffer in
             // Never nil: the bytes compared were just written.
@@ -221,35 +278,38 @@ extension BinaryObjectPlanner {
         }
     }
 
-    /// Indexes every scalar slot planned so far, once the first new scalar needs the index; an
-    /// equal scalar met again keeps the first slot.
+    /// Indexes every scalar object planned so far, once the first new scalar needs the index; an
+    /// equal scalar met again keeps the first object.
     mutating func buildUniquingIndex() {
         uniquingBuilt = true
-        uniqued = ScalarUniquingTable(minimumCapacity: slots.count)
-        for slot in slots.indices {
-            if case .largeData(let payload) = slots[slot].content { encodeLargeData(slot, payload: largePayloads[payload]) }
-            guard let key = slots[slot].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count)
+        uniqued = ScalarUniquingTable(minimumCapacity: plannedScalars.count)
+        for i in 0..<plannedScalars.count {
+            let object = Int(plannedScalars[i])
+            if objects[object].kind == Object.largeData { encodeLargeData(object) }
+            guard let key = objects[object].uniquingKey, case .absent(let insertion) = lookUp(keyFrom: key.first, count: key.count)
             else { continue }
-            uniqued.insert(slot, at: insertion)
+            uniqued.insert(object, at: insertion)
         }
     }
 
-    /// Turns `.largeData` slot `slot` into a scalar slot whose bytes (and canonical encoding, when
-    /// the noted spelling is another) are in `encoded`, so that equal new data unifies with it.
-    mutating func encodeLargeData(_ slot: Int, payload: Data) {
+    /// Turns `.largeData` object `object` into a scalar object whose bytes (and canonical
+    /// encoding, when the noted spelling is another) are in `encoded`, so that equal new data
+    /// unifies with it.
+    mutating func encodeLargeData(_ object: Int) {
+        let payload = largePayloads[objects[object].extra]
+        let note = encodings[object]
         let start = encoded.count
-        let canonical = encoded.appendBinaryScalar(.data(payload), note: slots[slot].note, int128HighWord: { 0 })
+        let canonical = encoded.appendBinaryScalar(.data(payload), note: note, int128HighWord: { 0 })
         let count = encoded.count - start
-        slots[slot].content = .scalar
-        if !canonical {
+        if canonical {
+            objects[object] = Object(kind: Object.scalar, first: start, count: count)
+        } else {
             _ = encoded.appendBinaryScalar(.data(payload), note: nil, int128HighWord: { 0 })
-            slots[slot].content = .spelledScalar(keyCount: encoded.count - start - count)
+            objects[object] = Object(kind: Object.spelledScalar, first: start, count: count, extra: encoded.count - start - count)
         }
-        slots[slot].first = start
-        slots[slot].count = count
     }
 
-    /// Finds the scalar slot whose canonical encoding is `encoded[start ..< start + count]`.
+    /// Finds the scalar object whose canonical encoding is `encoded[start ..< start + count]`.
     mutating func lookUp(keyFrom start: Int, count: Int) -> ScalarUniquingTable.Lookup {
         encoded.withUnsafeBufferPointer { buffer in
             // Never nil: the key looked up lies in the buffer.
@@ -257,9 +317,9 @@ extension BinaryObjectPlanner {
             return uniqued.lookup(
                 encoding: UnsafeRawBufferPointer(start: base + start, count: count), in: base,
                 fastHash: { seed, key in ScalarUniquingTable.fastHash(encoding: key, seed: seed) },
-                encodingOf: { slot in
-                    // Only scalar slots are in the table.
-                    slots[slot].uniquingKey ?? (0, 0)
+                encodingOf: { object in
+                    // Only scalar objects are in the table.
+                    objects[object].uniquingKey ?? (0, 0)
                 })
         }
     }

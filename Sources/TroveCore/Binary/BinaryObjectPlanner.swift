@@ -2,74 +2,102 @@ import Foundation
 
 /// Decides which objects a binary plist will hold, in which order, and what each references,
 /// and encodes the scalars as it meets them: the first of the two passes of a write that follows
-/// layout notes (``BinaryPlainEncoder`` writes values without notes). Nesting is followed with an
-/// explicit stack.
+/// layout notes (``BinaryPlainEncoder`` writes values without notes; the second pass is
+/// ``emit(top:)``). Nesting is followed with an explicit stack.
 ///
 /// Without layout notes every node is new and objects come out in CoreFoundation's flatten
 /// order (depth-first pre-order; a dictionary, then all its keys, then each value's subtree),
 /// with strings, numbers, dates and data uniqued by exact value: byte for byte what the plain
-/// encoder writes, which the tests check. With notes, each node first
-/// tries the object index its note names: it takes the index when the index is still free, or
-/// shares it when the index already holds an equal value (a shared object). Everything else is
-/// new and is appended after the noted objects, CF-style.
+/// encoder writes, which the tests check. With notes, each node first tries the object index its
+/// note names: it takes the index when the index is still free, or shares it when the index
+/// already holds an equal value (a shared object). Everything else is new and is appended after
+/// the noted objects, CF-style.
+///
+/// Objects are kept by output order (``Object``): the noted objects' orders are their indices,
+/// each unclaimed until a node takes it over, and new objects follow. A node's order is what
+/// references to it name, so an unchanged rewrite writes its references as they are.
+///
+/// The walk reads the value in place, as the plain encoder does: a frame points into a
+/// container's element storage, which the value being written keeps alive and unchanged, so
+/// visiting a child neither retains nor releases it, and a container keeps a pointer to its node
+/// to be compared with a later node naming the same object.
 ///
 /// A scalar is encoded into `encoded` the moment it is planned, in its noted spelling, and its
-/// slot keeps only where the bytes lie, so the second pass copies bytes instead of encoding
+/// object keeps only where the bytes lie, so the second pass copies bytes instead of encoding
 /// again. Equality is decided on those bytes:
-/// * a node that may share a noted object is encoded under the object's note and compared with
-///   the holder's bytes; under one note, equal bytes mean identical scalars;
+/// * a node naming an object already held is compared with the holder: a short scalar by its
+///   canonical encoding (two words) against the holder's, a key noted as canonical ASCII by its
+///   UTF-8 in place, anything else encoded under the object's note and compared with the
+///   holder's bytes; under one note, equal bytes mean identical scalars. A key whose text is the
+///   noted key text (checked anyway, to match a dictionary's entries to their notes) names a
+///   holder that took the object over with that same text without any comparison;
 /// * new scalars are uniqued by canonical encoding (the bytes written without a note), as the
 ///   plain encoder uniques them. A noted scalar spelled otherwise (an integer wider than
 ///   minimal, ASCII text held as UTF-16, a count spelled long) also gets its canonical encoding
 ///   written after its own bytes, as its uniquing key, so that it still unifies with an equal
-///   new scalar by value. Containers keep their value, to be compared whole.
+///   new scalar by value.
 ///
-/// Invariants: a `.scalar` slot's bytes `encoded[first ..< first + count]` are its canonical
-/// encoding; a `.spelledScalar(keyCount:)` slot's canonical encoding follows its own bytes; a
-/// container's children are the orders `children[first ..< first + count]` and its value is
-/// `containerValues[value]` (-1 when not kept). No two slots share an order. Only scalar slots
-/// are in the uniquing table.
+/// Invariants: `objects.count` is the noted object count plus the new objects; a noted object
+/// nothing claimed is ``Object/unclaimed``. A `.scalar` object's bytes
+/// `encoded[first ..< first + count]` are its canonical encoding; a `.spelledScalar` object's
+/// canonical encoding (`extra` bytes) follows its own bytes; a container's children are the
+/// orders `children[first ..< first + count]` (a dictionary's keys, then its values) and `extra`
+/// points to its node in the value. Only scalar objects are in the uniquing table. Before the
+/// table is built, `plannedScalars` lists the scalar objects claimed so far in planning order.
 struct BinaryObjectPlanner: ~Copyable {
-    /// What a planned object holds.
-    enum Content {
-        /// A string, number, date, data, bool, UID or null whose bytes are its canonical encoding.
-        case scalar
-        /// A scalar whose noted spelling is not its canonical encoding, which follows its bytes
-        /// in `encoded` (`keyCount` bytes long) as its uniquing key.
-        case spelledScalar(keyCount: Int)
-        /// An array (written as a set when `isSet`), its value at `containerValues[value]` if kept.
-        case array(isSet: Bool, value: Int)
-        /// A dictionary: its key slots, then its value slots, in `children`; its value at
-        /// `containerValues[value]`.
-        case dictionary(value: Int)
-        /// An unreferenced object encoded exactly like another slot.
-        case copy(of: Int)
-        /// A data object of ``BinaryLargeDataTable/minimumCount`` bytes or more that took over a
-        /// noted object: its marker (in the noted spelling) in `encoded`, its payload left in the
-        /// value, at `largePayloads[payload]`, and copied once, into the output.
-        case largeData(payload: Int)
-    }
+    /// One object of the output, by order.
+    struct Object {
+        /// A scalar's first byte in `encoded`, a container's first child in `children`, a large
+        /// data object's marker in `encoded`.
+        var first: Int
+        /// The kind in the low four bits, ``recordsWords`` at bit 7, a recorded short scalar's
+        /// ninth byte in bits 8 to 15, and from bit 16 on a scalar's byte count (its noted
+        /// spelling), a container's child count (twice its entries for a dictionary), or a large
+        /// data object's marker length.
+        var packed: Int
+        /// A respelled scalar's canonical encoding length, a container's node in the value (its
+        /// address), a copy's original order, a large data object's payload in `largePayloads`,
+        /// a recorded short scalar's first eight bytes.
+        var extra: Int
 
-    /// One object of the output.
-    struct Slot {
-        /// Sort key of the output order: the noted object index, or `noted count + n` for the
-        /// n-th new object.
-        var order: Int
-        var content: Content
-        /// How the file encoded the object this slot took over, if any.
-        var note: BinaryLayout.EncodingNote?
-        /// A scalar's first byte in `encoded`, or a container's first child in `children`.
-        var first = 0
-        /// A scalar's byte count, or a container's child count.
-        var count = 0
+        static let unclaimed = 0, scalar = 1, spelledScalar = 2, array = 3, set = 4, dictionary = 5
+        static let copy = 6, largeData = 7
+        /// A scalar whose canonical encoding is a short one (``BinaryShortEncoding``), kept in
+        /// `extra` and the ninth byte in `packed` as well as in `encoded`, so that a node met
+        /// again is compared with two words rather than with the bytes.
+        static let recordsWords = 0x80
+
+        init(kind: Int, first: Int = 0, count: Int = 0, extra: Int = 0) {
+            self.first = first
+            packed = count << 16 | kind
+            self.extra = extra
+        }
+
+        /// A scalar whose canonical encoding `short` lies in `encoded` from `first` on.
+        @inline(__always)
+        init(first: Int, short: BinaryShortEncoding) {
+            self.first = first
+            packed = Self.packed(short)
+            extra = Int(bitPattern: UInt(short.low))
+        }
+
+        /// `packed` of a scalar recorded with the short encoding `short`.
+        @inline(__always)
+        static func packed(_ short: BinaryShortEncoding) -> Int {
+            short.length << 16 | Int(truncatingIfNeeded: short.high & 0xFF) << 8 | recordsWords | scalar
+        }
+
+        @inline(__always) var kind: Int { packed & 0xF }
+        @inline(__always) var count: Int { packed >> 16 }
+        @inline(__always) var isContainer: Bool { kind >= Self.array && kind <= Self.dictionary }
 
         /// Where the canonical encoding of a scalar lies in `encoded`; nil for containers and
         /// copies, which are never uniqued, and for large data, whose bytes are written to
         /// `encoded` only when the uniquing index is built.
         var uniquingKey: (first: Int, count: Int)? {
-            switch content {
-            case .scalar: (first, count)
-            case .spelledScalar(let keyCount): (first + count, keyCount)
+            switch kind {
+            case Self.scalar: (first, count)
+            case Self.spelledScalar: (first + count, extra)
             default: nil
             }
         }
@@ -80,326 +108,493 @@ struct BinaryObjectPlanner: ~Copyable {
     /// Counts the values that new containers hold, so that a value whose shared containers
     /// would expand past ``PlistLimits/maxExpandedValues`` stops instead of planning each copy.
     var meter = LimitMeter(limits: .default)
-    var slots: [Slot] = []
-    /// Every container's children, by their slots' orders (which the encoder turns into object
-    /// indices without going through the slots): a container reserves its run when it is planned,
-    /// and each child's order is filled in as soon as it is known (a container's own slot is known
-    /// before its children are planned).
-    var children = MovingStack<Int>(capacity: 256)
-    /// The bytes of every scalar slot (and the canonical keys of respelled ones), in slot order.
-    var encoded = ByteBuffer(capacity: 1024)
-    /// The value of each container slot a later node may ask to share (see `keepsValue`).
-    private var containerValues: [PlistValue] = []
-    /// Whether a second node may name each noted object (see ``visits(_:extents:objectCount:)``);
-    /// only such containers keep their values, since a retain and release each cost more than
-    /// the rest of planning a small container.
-    let keepsValue: [Bool]
-    /// The payloads of `.largeData` slots.
+    /// Every object by order (see ``Object``).
+    var objects: PlannedObjects
+    /// Every container's children, by order: a container reserves its run when it is planned,
+    /// and each child's order is filled in as soon as it is known.
+    var children: MovingStack<UInt32>
+    /// The bytes of every scalar object (and the canonical keys of respelled ones).
+    var encoded: ByteBuffer
+    /// The payloads of `.largeData` objects.
     var largePayloads: [Data] = []
-    /// The bytes the output's scalar objects and copies take (a copied container's at most), so
-    /// that the encoder allocates its output once.
+    /// The bytes the output's scalar objects take, copies included, and the markers of its
+    /// containers, so that the second pass writes into a buffer of the file's exact size.
     var scalarBytes = 0
-    /// The notes' walk and encodings, held apart from `layout` so that reading them per node
-    /// copies nothing; empty without notes.
-    let walkObjects: [UInt32]
-    let encodings: [BinaryLayout.EncodingNote]
-    /// Slot holding each noted object index, or -1 while the index is free.
-    var holderOfObject: [Int]
-    /// Walk position of each noted object's first visit (whose subtree describes its children).
-    var firstVisit: [Int]
-    var newObjectCount = 0
-    /// The notes' key texts and dictionaries with repeated keys, held apart from `layout` for
-    /// the same reason: binding `layout` to read them retained and released each of its arrays
-    /// for every dictionary.
+    var containerMarkerBytes = 0
+    /// References the output's containers hold: `children.count` plus those of copied containers.
+    var copiedReferences = 0
+    /// Noted orders that hold an object (claimed by a node or filled by a copy).
+    var filledNotedCount = 0
+    let notedObjectCount: Int
+    /// The notes, read through pointers into the arrays `layout` keeps alive (and never
+    /// changes): walk entries' objects and extents, each object's encoding, and the key texts.
+    let walk: UnsafePointer<UInt32>
+    let extents: UnsafePointer<UInt32>
+    let encodings: UnsafePointer<BinaryLayout.EncodingNote>
+    let keyTextIndex: UnsafePointer<UInt32>
+    let keyTextStrings: UnsafePointer<String>
     let keyTexts: BinaryLayout.KeyTexts
     let repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys]
-    /// The slot that last planned or matched each of the recent keys, by the key's
-    /// representation: that slot holds exactly the key's text (see ``planKey(_:notedAt:)``).
-    var recentKeys: BinaryRecentObjects
-    /// The same for short scalars, by canonical encoding (see ``planScalar(_:notedAt:)``).
-    var recentScalars: BinaryRecentObjects
-    /// Scalar slots by canonical encoding, filled on the first new scalar (`uniquingBuilt`) so
+    /// Walk position of each noted object's first visit, made the first time a node needs the
+    /// children's notes of an object met at a later visit (see ``firstVisit(of:at:)``).
+    var firstVisits: [Int] = []
+    /// The walk entries of the values of dictionaries whose keys were matched to their notes by
+    /// text (a frame refers to its run), -1 where an entry has none.
+    var matchedPositions = MovingStack<Int>(capacity: 16)
+    /// The entries of dictionaries written with the repeated keys their notes recorded, kept
+    /// alive while frames point into them.
+    var restoredKeys: [[String]] = []
+    var restoredValues: [[PlistValue]] = []
+    /// Scalar objects claimed before the uniquing table was built, in planning order.
+    var plannedScalars = MovingStack<UInt32>(capacity: 16)
+    /// Scalar objects by canonical encoding, filled on the first new scalar (`uniquingBuilt`) so
     /// that an unchanged rewrite hashes nothing.
     var uniqued = ScalarUniquingTable()
     var uniquingBuilt = false
 
-    /// A copy of the notes' walk extents that the cursors read through a pointer; nil without
-    /// notes. Owned here and freed in `deinit`.
-    let walkExtents: UnsafeMutablePointer<UInt32>?
-
     init(layout: BinaryLayout?, maxDepth: Int) {
         self.layout = layout
         self.maxDepth = maxDepth
-        // Sized for the file: a small one pays for few entries to clear.
-        let cacheBits = Swift.min(Swift.max((layout?.objectCount ?? 0).bitWidth - (layout?.objectCount ?? 0).leadingZeroBitCount, 4), 9)
-        recentKeys = BinaryRecentObjects(bits: cacheBits)
-        recentScalars = BinaryRecentObjects(bits: cacheBits)
-        if let layout {
-            let extents = UnsafeMutablePointer<UInt32>.allocate(capacity: Swift.max(layout.walkExtents.count, 1))
-            layout.walkExtents.withUnsafeBufferPointer { source in
-                if let base = source.baseAddress { extents.initialize(from: base, count: source.count) }
-            }
-            walkExtents = extents
-            walkObjects = layout.walkObjects
-            // An unchanged rewrite references about one child per walk entry and holds about as
-            // many scalar bytes as the file's objects take: room for them is made at once.
-            children = MovingStack(capacity: Swift.max(layout.walkObjects.count, 256))
-            encoded = ByteBuffer(capacity: Swift.max(16 * layout.objectCount, 1024))
-            encodings = layout.encodings
-            keyTexts = layout.keyTexts
-            repeatedKeys = layout.repeatedKeys
-            holderOfObject = Array(repeating: -1, count: layout.objectCount)
-            (firstVisit, keepsValue) = Self.visits(layout.walkObjects, extents: extents, objectCount: layout.objectCount)
-        } else {
-            walkObjects = []
-            encodings = []
-            keyTexts = BinaryLayout.KeyTexts(objectCount: 0)
-            repeatedKeys = [:]
-            holderOfObject = []
-            firstVisit = []
-            keepsValue = []
-            walkExtents = nil
-        }
+        let noted = layout?.objectCount ?? 0
+        notedObjectCount = noted
+        // Room for the noted objects (a lossless rewrite claims about all of them), their
+        // references (about one per walk entry) and their bytes, made at once.
+        objects = PlannedObjects(noted: noted, capacity: noted + noted / 8 + 64)
+        children = MovingStack(capacity: Swift.max(layout?.walkObjects.count ?? 0, 256))
+        encoded = ByteBuffer(capacity: Swift.max(16 * noted, 1024))
+        keyTexts = layout?.keyTexts ?? BinaryLayout.KeyTexts(objectCount: 0)
+        repeatedKeys = layout?.repeatedKeys ?? [:]
+        walk = Self.storage(of: layout?.walkObjects)
+        extents = Self.storage(of: layout?.walkExtents)
+        encodings = Self.storage(of: layout?.encodings)
+        (keyTextIndex, keyTextStrings) = keyTexts.storage
     }
 
-    deinit { walkExtents?.deallocate() }
+    /// The first element of an array that `layout` (or the planner) keeps alive and unchanged
+    /// for as long as the planner lives, so the storage stays where it is; a pointer nothing
+    /// reads through for an empty or absent one (no walk entry or object refers to it then).
+    @inline(__always)
+    static func storage<Element>(of array: [Element]?) -> UnsafePointer<Element> {
+        array?.withUnsafeBufferPointer { $0.baseAddress } ?? UnsafePointer(bitPattern: MemoryLayout<Element>.alignment)!
+    }
 
-    var notedObjectCount: Int { encodings.count }
+    /// The first element of a non-empty array of the value being written, which stays where it
+    /// is while the value is borrowed for the walk.
+    @inline(__always)
+    static func storage<Element>(of array: [Element]) -> UnsafePointer<Element> {
+        // Never nil: only non-empty arrays are walked.
+        array.withUnsafeBufferPointer { $0.baseAddress! }
+    }
 
-    /// The orders handed out: every noted object's, claimed or not, and each new object's.
-    var orderCount: Int { notedObjectCount + newObjectCount }
+    /// Appends a new object's order, to be filled in by the caller.
+    @inline(__always)
+    mutating func newOrder() -> Int { objects.append() }
 
     // MARK: - Planning
 
-    /// A container whose children are being planned.
-    ///
-    /// The children are kept as plain arrays rather than as the container's value: reading a
-    /// child out of an enum payload copied the whole payload (a retain and release of every
-    /// buffer of the dictionary and its notes) for every child.
+    /// A container whose values are being planned (a dictionary's keys are planned with the
+    /// dictionary itself).
     private struct Frame {
-        /// Where this container's child slots start in `children`.
-        var firstChild: Int
-        /// Containers above this one.
-        var depth: Int
-        /// A dictionary's keys, in the order to write them; empty for an array.
-        var keys: [String] = []
-        /// A dictionary's values, in the order of `keys`, or an array's elements. (One field for
-        /// both keeps the frame small: it is moved whenever a container is entered or left.)
-        var values: [PlistValue] = []
-        /// Where each entry's notes are, for a dictionary whose keys were matched to its notes
-        /// by text; empty when the entries follow the cursors instead.
-        var entryNotes = DictionaryEntryNotes()
-        /// True for an array, and for a dictionary whose entries follow the cursors: keys through
-        /// `cursor`, values through `valueCursor`. So go a dictionary with exactly its noted keys
-        /// in the noted order (the common case) and one written with the repeated keys its notes
-        /// recorded.
-        var followsCursors = false
-        var total: Int
+        /// An array's elements or a dictionary's values, in the value (or in `restoredValues`).
+        var values: UnsafePointer<PlistValue>
+        var count: Int
         var next = 0
-        /// Notes of keys.
-        var cursor: NoteCursor
-        /// Notes of values or array elements.
-        var valueCursor: NoteCursor
+        /// Where the references to `values` start in `children`.
+        var firstReference: Int
+        /// The next value's walk entry while below `end`; when `end` is -1, the run of
+        /// `matchedPositions` holding every value's entry starts here.
+        var position: Int
+        var end: Int
     }
 
-    /// Plans the top value and the orphan copies the notes ask for; returns the top slot.
+    /// What planning a container needs of it, read where it lies: reading the node whole
+    /// would copy it (a retain and a release of each of its buffers), since the planner's own
+    /// writes could, for all the compiler knows, change the memory it lies in.
+    struct ContainerNode {
+        var isDictionary: Bool
+        /// Elements of an array, entries of a dictionary.
+        var count: Int
+        /// A dictionary's keys, when it has any.
+        var keys: UnsafePointer<String>?
+        /// An array's elements or a dictionary's values, when it has any.
+        var values: UnsafePointer<PlistValue>?
+
+        @inline(__always)
+        init(_ value: UnsafePointer<PlistValue>) {
+            switch value.pointee {
+            case .array(let elements):
+                isDictionary = false
+                count = elements.count
+                keys = nil
+                values = elements.isEmpty ? nil : BinaryObjectPlanner.storage(of: elements)
+            case .dictionary(let entries):
+                isDictionary = true
+                count = entries.count
+                keys = entries.isEmpty ? nil : BinaryObjectPlanner.storage(of: entries.keys)
+                values = entries.isEmpty ? nil : BinaryObjectPlanner.storage(of: entries.values)
+            default:
+                preconditionFailure("a container node holds a container")
+            }
+        }
+    }
+
+    /// Plans the top value and the orphan copies the notes ask for; returns the top's order.
     ///
-    /// Containers are planned with an explicit stack rather than recursion, so deep values need
-    /// no more than a small thread stack. The innermost container's frame is a local and only its
-    /// suspended ancestors are on the stack, so that a scalar child is read out of the frame's
-    /// arrays in place rather than copied (a retain and release per node). A container child is
-    /// copied out, since planning it replaces the frame.
+    /// The top value is borrowed for the whole walk, which keeps every container in it alive
+    /// and unchanged, so the frames' pointers into their storage stay valid until the walk ends.
+    /// The innermost container's frame is a local and only its suspended ancestors are on the
+    /// stack.
     mutating func planDocument(_ value: PlistValue) throws(PlistError) -> Int {
-        // Growing the array a step at a time copied every slot about twice: room for the noted
-        // objects (a lossless rewrite needs about as many) or for a small document is made at once.
-        slots.reserveCapacity(Swift.max(notedObjectCount, 256))
-        var stack: [Frame] = []
-        // An empty frame below the top container, so that planning a container always has one
-        // to suspend.
-        let noNotes = NoteCursor(extents: nil, container: nil)
-        var frame = Frame(firstChild: 0, depth: -1, total: 0, cursor: noNotes, valueCursor: noNotes)
-        let topPosition = layout == nil ? nil : 0
-        let top = value.isContainer
-            ? try planContainer(value, notedAt: topPosition, depth: 0, frame: &frame, stack: &stack)
-            : try planScalar(value, notedAt: topPosition)
-        while true {
-            let i = frame.next
-            guard i < frame.total else {
-                guard let parent = stack.popLast() else { break }
-                frame = parent
-                continue
-            }
-            frame.next = i + 1
-            let slot: Int
-            if i < frame.keys.count {
-                slot = try planKey(frame.keys[i], notedAt: frame.followsCursors ? frame.cursor.next() : frame.entryNotes.key(i))
-            } else {
-                let j = i - frame.keys.count
-                let position = frame.followsCursors ? frame.valueCursor.next() : frame.entryNotes.value(j)
-                if frame.values[j].isContainer {
-                    let child = frame.values[j]
-                    let firstChild = frame.firstChild
-                    slot = try planContainer(child, notedAt: position, depth: frame.depth + 1, frame: &frame, stack: &stack)
-                    children[firstChild + i] = slots[slot].order
-                    continue
-                }
-                slot = try planScalar(frame.values[j], notedAt: position)
-            }
-            children[frame.firstChild + i] = slots[slot].order
-        }
-        if let layout {
-            for copy in layout.copies {
-                let original = holderOfObject[Int(copy.original)]
-                guard holderOfObject[Int(copy.object)] < 0, original >= 0 else { continue }
-                slots.append(Slot(order: Int(copy.object), content: .copy(of: original)))
-                let bytes = switch slots[original].content {
-                case .scalar, .spelledScalar: slots[original].count
-                case .largeData(let payload): slots[original].count + largePayloads[payload].count
-                default: 9 + 8 * slots[original].count
-                }
-                scalarBytes += bytes
-            }
-        }
+        let top = try withUnsafePointer(to: value) { (top) throws(PlistError) -> Int in try plan(top) }
+        if let layout { addCopies(layout.copies) }
         return top
     }
 
-    mutating func nextNewOrder() -> Int {
-        defer { newObjectCount += 1 }
-        return notedObjectCount + newObjectCount
+    private mutating func plan(_ top: UnsafePointer<PlistValue>) throws(PlistError) -> Int {
+        let topPosition = layout == nil ? -1 : 0
+        guard top.pointee.isContainer else { return try planScalar(top, notedAt: topPosition) }
+        // An empty frame below the top container's, so that entering a container always has one
+        // to suspend; the stack's height is then the depth of the innermost container's children.
+        var frame = Frame(values: top, count: 0, firstReference: 0, position: 0, end: 0)
+        var stack = MovingStack<Frame>(capacity: 16)
+        let topOrder = try planContainer(top, notedAt: topPosition, depth: 0, frame: &frame, stack: &stack)
+        while true {
+            let i = frame.next
+            guard i < frame.count else {
+                guard stack.count > 0 else { break }
+                frame = stack.popLast()
+                continue
+            }
+            frame.next = i + 1
+            let position: Int
+            if frame.position < frame.end {
+                position = frame.position
+                frame.position += Int(extents[position])
+            } else if frame.end >= 0 {
+                position = -1
+            } else {
+                position = matchedPositions[frame.position + i]
+            }
+            let child = frame.values + i
+            let reference = frame.firstReference &+ i
+            let order = child.pointee.isContainer
+                ? try planContainer(child, notedAt: position, depth: stack.count, frame: &frame, stack: &stack)
+                : try planScalar(child, notedAt: position)
+            children.store(UInt32(truncatingIfNeeded: order), at: reference)
+        }
+        return topOrder
     }
 
-    /// Plans a container: the noted object when it is free, the noted object's slot when that
-    /// holds an equal value, else a new object that still follows the noted object's children.
-    /// A new container's frame becomes `frame`, the one it replaces going on `stack`. Returns
-    /// the slot a reference to the container must name.
+    /// Plans a container noted at walk entry `position` (-1 for none): the noted object when it
+    /// is free, the noted object's holder when that holds an equal value, else a new object that
+    /// still follows the noted object's children. Returns the order references to it name. A new
+    /// container with values to plan makes their frame `frame`, the one it replaces going on
+    /// `stack` (a dictionary's keys are planned here).
+    @inline(__always)
     private mutating func planContainer(
-        _ value: PlistValue, notedAt position: Int?, depth: Int, frame: inout Frame, stack: inout [Frame]
+        _ value: UnsafePointer<PlistValue>, notedAt position: Int, depth: Int, frame: inout Frame,
+        stack: inout MovingStack<Frame>
     ) throws(PlistError) -> Int {
-        var subtree: Int?
-        var order: Int?
-        var note: BinaryLayout.EncodingNote?
-        if let position {
-            let object = Int(walkObjects[position])
-            let noted = encodings[object]
-            if Self.note(noted, fits: value) {
-                subtree = firstVisit[object]
-                let holder = holderOfObject[object]
-                if holder >= 0 {
-                    if containerValue(of: holder) == value { return holder }
+        let node = ContainerNode(value)
+        var subtree = -1
+        var order = -1
+        if position >= 0 {
+            let object = Int(walk[position])
+            let type = encodings[object].type
+            if node.isDictionary ? type == 0xD : type == 0xA || type == 0xC {
+                if objects.isClaimed(object) {
+                    if Self.sameContainer(objects[object], node, value) { return object }
                 } else {
                     order = object
-                    note = noted
                 }
+                subtree = firstVisit(of: object, at: position)
             }
         }
-        let slot = slots.count
-        let inner = try add(value, order: order ?? nextNewOrder(), note: note, subtree: subtree, depth: depth)
-        stack.append(frame)
-        frame = inner
-        return slot
+        if order < 0 { order = newOrder() }
+        try add(value, node, order: order, subtree: subtree, depth: depth, frame: &frame, stack: &stack)
+        return order
     }
 
-    /// The value of container slot `slot` (equal values are O(1) to compare when they share
-    /// storage, as a shared object decoded once does); nil when it was not kept.
-    private func containerValue(of slot: Int) -> PlistValue? {
-        switch slots[slot].content {
-        case .array(_, let value), .dictionary(let value): value < 0 ? nil : containerValues[value]
-        default: nil
-        }
+    /// Whether container object `held` holds a value equal to `node` (at `value`): at once when
+    /// both are one storage (a shared object decoded once), else compared whole.
+    @inline(__always)
+    private static func sameContainer(_ held: Object, _ node: ContainerNode, _ value: UnsafePointer<PlistValue>) -> Bool {
+        guard held.isContainer, let heldValue = UnsafePointer<PlistValue>(bitPattern: held.extra) else { return false }
+        if heldValue == value { return true }
+        let heldNode = ContainerNode(heldValue)
+        guard heldNode.isDictionary == node.isDictionary && heldNode.count == node.count else { return false }
+        if heldNode.values == node.values && heldNode.keys == node.keys { return true }
+        return equalValues(heldValue, value)
     }
 
-    /// Appends a slot for the container `value`, reserves its child slots and returns the frame
-    /// that plans its children, following the notes of walk entry `subtree` when given.
+    @inline(never)
+    private static func equalValues(_ a: UnsafePointer<PlistValue>, _ b: UnsafePointer<PlistValue>) -> Bool {
+        a.pointee == b.pointee
+    }
+
+    /// Fills in order `order` with the container `node` (at `value`), reserves its child slots
+    /// and plans a dictionary's keys; unless it is empty, enters the frame that plans its values,
+    /// following the notes of walk entry `subtree` (-1 for none).
+    @inline(__always)
     private mutating func add(
-        _ value: PlistValue, order: Int, note: BinaryLayout.EncodingNote?, subtree: Int?, depth: Int
-    ) throws(PlistError) -> Frame {
-        let slot = slots.count
-        if order < notedObjectCount { holderOfObject[order] = slot }
-        try countExpansion(of: value)
-        try checkDepth(depth)
-        var held = -1
-        if order < notedObjectCount && keepsValue[order] {
-            held = containerValues.count
-            containerValues.append(value)
+        _ value: UnsafePointer<PlistValue>, _ node: ContainerNode, order: Int, subtree: Int, depth: Int,
+        frame: inout Frame, stack: inout MovingStack<Frame>
+    ) throws(PlistError) {
+        let claimed = order < notedObjectCount
+        if let exceeded = meter.countValues(depth == 0 ? node.count + 1 : node.count) {
+            throw meter.limits.error(exceeding: exceeded, format: .binary)
         }
-        switch value {
-        case .array(let elements):
-            let firstChild = reserveChildren(elements.count)
-            slots.append(Slot(
-                order: order, content: .array(isSet: note?.type == 0xC, value: held), note: note,
-                first: firstChild, count: elements.count))
-            let cursor = NoteCursor(extents: walkExtents, container: subtree)
-            return Frame(
-                firstChild: firstChild, depth: depth, values: elements, followsCursors: true,
-                total: elements.count, cursor: cursor, valueCursor: cursor)
-        case .dictionary(let entries):
-            let keyCursor = NoteCursor(extents: walkExtents, container: subtree)
-            var valueCursor = keyCursor
-            var notedEntries = 0
-            if let subtree {
-                // A count below 15 is in the noted marker; a longer one is counted from the walk.
-                let marker = encodings[Int(walkObjects[subtree])].marker
-                notedEntries = marker & 0x0F < 0x0F ? Int(marker & 0x0F) : keyCursor.remainingCount() / 2
+        guard depth < maxDepth else { throw Self.depthError(maxDepth) }
+        if claimed { filledNotedCount += 1 }
+        let note: BinaryLayout.EncodingNote? = claimed ? encodings[order] : nil
+        let address = Int(bitPattern: value)
+        let count = node.count
+        var position = 0
+        var end = 0
+        if subtree >= 0 {
+            position = subtree + 1
+            end = subtree + Int(extents[subtree])
+        }
+        guard node.isDictionary else {
+            let first = reserveChildren(count)
+            let isSet = note?.type == 0xC
+            objects[order] = Object(kind: isSet ? Object.set : Object.array, first: first, count: count, extra: address)
+            containerMarkerBytes += Self.markerLength(type: isSet ? 0xC : 0xA, count: count, note: note)
+            guard let elements = node.values else { return }
+            stack.push(frame)
+            frame = Frame(values: elements, count: count, firstReference: first, position: position, end: end)
+            return
+        }
+        var notedEntries = 0
+        if subtree >= 0 {
+            // A count below 15 is in the noted marker; a longer one is counted from the walk.
+            let marker = encodings[Int(walk[subtree])].marker
+            notedEntries = marker & 0x0F < 0x0F
+                ? Int(marker & 0x0F) : NoteCursor(extents: extents, container: subtree).remainingCount() / 2
+            if !repeatedKeys.isEmpty, let restored = try addRestored(value, order: order, note: note, subtree: subtree, notedEntries: notedEntries) {
+                stack.push(frame)
+                frame = restored
+                return
             }
-            valueCursor.skip(keys: notedEntries)
-            var frame: Frame
-            if let restored = restoredEntries(of: entries, subtree: subtree) {
-                frame = Frame(
-                    firstChild: 0, depth: depth, keys: restored.map(\.0),
-                    values: restored.map(\.1), followsCursors: true,
-                    total: 2 * restored.count, cursor: keyCursor, valueCursor: valueCursor)
-            } else if let notes = entryNotesByKey(for: entries, subtree: subtree, notedCount: notedEntries) {
-                frame = Frame(
-                    firstChild: 0, depth: depth, keys: entries.keys,
-                    values: entries.values, entryNotes: notes,
-                    total: 2 * entries.count, cursor: keyCursor, valueCursor: keyCursor)
+        }
+        let first = reserveChildren(2 * count)
+        objects[order] = Object(kind: Object.dictionary, first: first, count: 2 * count, extra: address)
+        containerMarkerBytes += Self.markerLength(type: 0xD, count: count, note: note)
+        guard let keys = node.keys, let values = node.values else { return }
+        // The values' notes follow the keys', which span one walk entry each.
+        let valuePosition = Swift.min(position + notedEntries, end)
+        var inner = Frame(values: values, count: count, firstReference: first + count, position: valuePosition, end: end)
+        defer {
+            stack.push(frame)
+            frame = inner
+        }
+        guard subtree >= 0 else {
+            for i in 0..<count { children[first + i] = UInt32(truncatingIfNeeded: try planKey(keys + i, notedAt: -1)) }
+            return
+        }
+        // The noted keys in the noted order (the common case): each key takes its noted entry.
+        // Keys past the noted ones have no counterpart, and nor do their values.
+        // A key met again whose holder took its object over with the same text names it at once.
+        let matchable = Swift.min(count, notedEntries)
+        var i = 0
+        while i < matchable {
+            let object = walk[position &+ i]
+            guard keyMatches(object, keys + i) else { break }
+            if objects.state(Int(object)) == PlannedObjects.holdsNotedKeyText {
+                children.store(object, at: first &+ i)
             } else {
-                // The noted keys in the noted order, or no notes at all (empty cursors).
-                frame = Frame(
-                    firstChild: 0, depth: depth, keys: entries.keys,
-                    values: entries.values, followsCursors: true,
-                    total: 2 * entries.count, cursor: keyCursor, valueCursor: valueCursor)
+                children.store(UInt32(truncatingIfNeeded: try planKey(keys + i, notedAt: position &+ i, textMatched: true)), at: first &+ i)
             }
-            frame.firstChild = reserveChildren(frame.total)
-            slots.append(Slot(
-                order: order, content: .dictionary(value: held), note: note,
-                first: frame.firstChild, count: frame.total))
-            return frame
-        default:
-            preconditionFailure("scalars are planned by planScalar")
+            i &+= 1
         }
+        if i < matchable {
+            inner.position = try planKeysByText(
+                keys, count: count, from: i, firstKey: position, notedEntries: notedEntries,
+                values: valuePosition, end: end, references: first)
+            inner.end = -1
+        } else {
+            for j in i..<count { children[first + j] = UInt32(truncatingIfNeeded: try planKey(keys + j, notedAt: -1)) }
+        }
+    }
+
+    /// Fills in the dictionary at `value` with the repeated keys its notes recorded, when it
+    /// still has exactly the noted keys, plans its keys and returns the frame of its values; nil
+    /// when the notes record no repeated keys for it.
+    @inline(never)
+    private mutating func addRestored(
+        _ value: UnsafePointer<PlistValue>, order: Int, note: BinaryLayout.EncodingNote?, subtree: Int, notedEntries: Int
+    ) throws(PlistError) -> Frame? {
+        guard case .dictionary(let entries) = value.pointee, let restored = restoredEntries(of: entries, subtree: subtree) else {
+            return nil
+        }
+        let keys = restored.map(\.0)
+        let values = restored.map(\.1)
+        restoredKeys.append(keys)
+        restoredValues.append(values)
+        let count = keys.count
+        let first = reserveChildren(2 * count)
+        objects[order] = Object(kind: Object.dictionary, first: first, count: 2 * count, extra: Int(bitPattern: value))
+        containerMarkerBytes += Self.markerLength(type: 0xD, count: count, note: note)
+        let end = subtree + Int(extents[subtree])
+        guard count > 0 else { return Frame(values: value, count: 0, firstReference: first, position: end, end: end) }
+        var keyCursor = NoteCursor(extents: extents, container: subtree)
+        for i in 0..<count {
+            let position = keyCursor.next() ?? -1
+            children[first + i] = UInt32(truncatingIfNeeded: try planKey(Self.storage(of: keys) + i, notedAt: position))
+        }
+        return Frame(
+            values: Self.storage(of: values), count: count, firstReference: first + count,
+            position: Swift.min(subtree + 1 + notedEntries, end), end: end)
     }
 
     /// Reserves `count` child slots, filled in as the children are planned; returns the first.
+    @inline(__always)
     private mutating func reserveChildren(_ count: Int) -> Int {
         let first = children.count
-        // Most containers hold a few children, for which a loop costs less than a call to memset.
-        if count <= 8 {
-            for _ in 0..<count { children.push(-1) }
-        } else {
-            children.push(repeating: -1, count: count)
-        }
+        children.pushUninitialized(count: count)
         return first
     }
 
-    /// Counts a new container's elements (and the top value itself) against the limits.
-    private mutating func countExpansion(of value: PlistValue) throws(PlistError) {
-        let elements: Int
-        switch value {
-        case .array(let a): elements = a.count
-        case .dictionary(let d): elements = d.count
-        default: return
+    /// The bytes of a container's marker: its count spelled as `note` spelled it while it fits,
+    /// else inline below 15 and as the smallest integer object from 15 on.
+    @inline(__always)
+    static func markerLength(type: UInt8, count: Int, note: BinaryLayout.EncodingNote?) -> Int {
+        if count < 15 && (note?.raw ?? 0) & 0x7F00 == 0 { return 1 }
+        return longMarkerLength(type: type, count: count, note: note)
+    }
+
+    @inline(never)
+    static func longMarkerLength(type: UInt8, count: Int, note: BinaryLayout.EncodingNote?) -> Int {
+        if let note, note.type == type, let marker = note.extendedCountMarker {
+            let power = Int(marker & 0x0F)
+            if power >= 3 || count < 1 << (8 << power) { return 2 + (1 << power) }
         }
-        if let exceeded = meter.countValues(slots.isEmpty ? elements + 1 : elements) {
-            throw meter.limits.error(exceeding: exceeded, format: .binary)
+        return count < 15 ? 1 : BinaryExtendedMarker(type: type, count: count).length
+    }
+
+    /// Adds the orphan copies the notes list whose original a node took over and whose own
+    /// index nothing claimed.
+    private mutating func addCopies(_ copies: [BinaryLayout.OrphanCopy]) {
+        for copy in copies {
+            let object = Int(copy.object)
+            let original = Int(copy.original)
+            guard !objects.isClaimed(object), objects.isClaimed(original), objects[original].kind != Object.copy else { continue }
+            let held = objects[original]
+            objects[object] = Object(kind: Object.copy, extra: original)
+            filledNotedCount += 1
+            switch held.kind {
+            case Object.scalar, Object.spelledScalar:
+                scalarBytes += held.count
+            case Object.largeData:
+                scalarBytes += held.count + largePayloads[held.extra].count
+            default:
+                let type: UInt8 = held.kind == Object.array ? 0xA : held.kind == Object.set ? 0xC : 0xD
+                let entries = held.kind == Object.dictionary ? held.count / 2 : held.count
+                containerMarkerBytes += Self.markerLength(type: type, count: entries, note: encodings[original])
+                copiedReferences += held.count
+            }
         }
     }
 
-    private func checkDepth(_ depth: Int) throws(PlistError) {
-        guard depth < maxDepth else {
-            throw PlistError(
-                .depthLimit, format: .binary,
-                "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth); Apple's readers would refuse the file")
+    @inline(never)
+    private static func depthError(_ maxDepth: Int) -> PlistError {
+        PlistError(
+            .depthLimit, format: .binary,
+            "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth); Apple's readers would refuse the file")
+    }
+}
+
+/// The planner's objects by order: the noted ones first, each unclaimed until a node takes it
+/// over, then the new ones as they are appended.
+///
+/// Whether a noted object is claimed is a byte of its own (``claimed``, or
+/// ``holdsNotedKeyText`` as well), so that only those bytes are cleared up front, not the
+/// objects, and a key met again learns all it needs from one byte. An unclaimed object's record
+/// is never read. Orders are read and written without a bounds check (checked in debug builds):
+/// every order is a noted object index, below the noted count by the notes' invariants, or one
+/// the planner appended.
+struct PlannedObjects: ~Copyable {
+    private var base: UnsafeMutablePointer<BinaryObjectPlanner.Object>
+    private var capacity: Int
+    /// The state of each noted object: 0 while unclaimed.
+    private let states: UnsafeMutablePointer<UInt8>
+    let notedCount: Int
+    /// The orders handed out.
+    private(set) var count: Int
+
+    /// A noted object a node took over or a copy filled.
+    static let claimed: UInt8 = 1
+    /// A string object taken over by a dictionary key whose text was the object's noted key
+    /// text: it holds exactly that text.
+    static let holdsNotedKeyText: UInt8 = 3
+
+    /// `noted` unclaimed objects, with room for `capacity` in all.
+    init(noted: Int, capacity: Int) {
+        self.capacity = Swift.max(capacity, noted, 16)
+        base = .allocate(capacity: self.capacity)
+        states = .allocate(capacity: Swift.max(noted, 1))
+        states.initialize(repeating: 0, count: noted)
+        notedCount = noted
+        count = noted
+    }
+
+    deinit {
+        base.deallocate()
+        states.deallocate()
+    }
+
+    /// The object at `order`, which must be claimed; setting it claims a noted one.
+    subscript(order: Int) -> BinaryObjectPlanner.Object {
+        @inline(__always)
+        get {
+            assert(order >= 0 && order < count && isClaimed(order), "order \(order) out of range or unclaimed")
+            return base[order]
         }
+        @inline(__always)
+        set {
+            assert(order >= 0 && order < count, "order \(order) out of range")
+            base[order] = newValue
+            if order < notedCount { states[order] |= Self.claimed }
+        }
+    }
+
+    /// The state of noted object `order` (0 while unclaimed).
+    @inline(__always)
+    func state(_ order: Int) -> UInt8 {
+        assert(order >= 0 && order < notedCount, "noted order \(order) out of range")
+        return states[order]
+    }
+
+    /// Marks claimed noted object `order` as holding its noted key text.
+    @inline(__always)
+    func markHoldingNotedKeyText(_ order: Int) {
+        assert(order >= 0 && order < notedCount, "noted order \(order) out of range")
+        states[order] = Self.holdsNotedKeyText
+    }
+
+    /// Whether order `order` holds an object: every new one, and the noted ones claimed.
+    @inline(__always)
+    func isClaimed(_ order: Int) -> Bool { order >= notedCount || states[order] != 0 }
+
+    /// Appends a new object's order, to be set by the caller.
+    @inline(__always)
+    mutating func append() -> Int {
+        if count == capacity { grow() }
+        base[count] = BinaryObjectPlanner.Object(kind: BinaryObjectPlanner.Object.unclaimed)
+        count += 1
+        return count - 1
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        (base, capacity) = base.movedToLarger(count: count, capacity: capacity, toHold: count + 1)
+    }
+
+    /// Calls `body` with the objects in order (an unclaimed one's record is meaningless) and the
+    /// noted objects' states.
+    func withUnsafeBuffers<R>(
+        _ body: (UnsafeBufferPointer<BinaryObjectPlanner.Object>, UnsafeBufferPointer<UInt8>) -> R
+    ) -> R {
+        body(UnsafeBufferPointer(start: base, count: count), UnsafeBufferPointer(start: states, count: notedCount))
     }
 }

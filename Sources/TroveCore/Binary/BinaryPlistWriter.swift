@@ -47,143 +47,212 @@ public struct BinaryPlistWriter: Sendable {
         var planner = BinaryObjectPlanner(layout: layout, maxDepth: limits.maxDepth)
         planner.meter = LimitMeter(limits: limits)
         let top = try planner.planDocument(value)
-        let encoder = BinaryObjectEncoder(planner: planner, layout: layout)
-        return encoder.encode(top: top, scalarsFrom: planner)
+        return planner.emit(top: top)
     }
 }
 
-/// The second pass of a write that follows notes: puts the planned objects in output order and
-/// writes their bytes (a scalar's as the planner encoded them), the offset table and the trailer.
+/// The second pass of a write that follows notes: the planned objects in output order, their
+/// bytes (a scalar's as the planner encoded them), the offset table and the trailer, written into
+/// a buffer of the file's exact size.
 ///
-/// The planner's references name output orders (``BinaryObjectPlanner/Slot/order``). When every
-/// noted object was claimed again, as in an unchanged rewrite, an order is the object's index and
-/// references are written as they are; otherwise the orders are ranked first, closing the gaps the
-/// dropped objects left. A run of scalars that lie one after another in the planner's buffer, as
-/// the objects of a file written in flatten order do, is copied in one piece.
-struct BinaryObjectEncoder: ~Copyable {
-    private let slots: [BinaryObjectPlanner.Slot]
-    private let layout: BinaryLayout?
-    /// The slot of each order, or -1 for a noted object nothing claimed.
-    private var slotOfOrder: [Int]
-    /// Output index of each order; empty when no order was left unclaimed (an order is then its
-    /// own index).
-    private var indexOfOrder: [Int] = []
-    private let objectCount: Int
-    private let refSize: Int
-    private var out: ByteBuffer
-
-    init(planner: borrowing BinaryObjectPlanner, layout: BinaryLayout?) {
-        let slots = planner.slots
-        self.slots = slots
-        self.layout = layout
-        let orders = planner.orderCount
-        var slotOfOrder = Array(repeating: -1, count: orders)
-        slotOfOrder.withUnsafeMutableBufferPointer { slotOfOrder in
-            slots.withUnsafeBufferPointer { slots in
-                for slot in slots.indices { slotOfOrder[slots[slot].order] = slot }
-            }
-        }
-        if slots.count < orders {
-            // Noted objects nothing claimed are dropped; the rest keep their relative order.
-            var index = Array(repeating: 0, count: orders)
-            var next = 0
-            for order in 0..<orders where slotOfOrder[order] >= 0 {
-                index[order] = next
+/// References name output orders (``BinaryObjectPlanner/Object``). When every noted object was
+/// claimed again, as in an unchanged rewrite, an order is the object's index and references are
+/// written as they are; otherwise the orders are ranked first, closing the gaps the dropped
+/// objects left. A run of scalars that lie one after another in the planner's buffer, as the
+/// objects of a file written in flatten order do, is copied in one piece.
+extension BinaryObjectPlanner {
+    consuming func emit(top: Int) -> ByteBuffer {
+        let orders = objects.count
+        let objectCount = filledNotedCount + (orders - notedObjectCount)
+        // Output index of each order; empty when every order holds an object (an order is then
+        // its own index).
+        var indexOfOrder: [UInt32] = []
+        if objectCount < orders {
+            indexOfOrder = Array(repeating: 0, count: orders)
+            var next: UInt32 = 0
+            for order in 0..<orders where objects.isClaimed(order) {
+                indexOfOrder[order] = next
                 next += 1
             }
-            indexOfOrder = index
         }
-        self.slotOfOrder = slotOfOrder
-        objectCount = slots.count
+        let refSize: Int
         if let layout, BinaryTrailer.width(layout.objectRefSize, canAddress: objectCount) {
             refSize = layout.objectRefSize
         } else {
             refSize = BinaryTrailer.powerOfTwoWidth(for: objectCount)
         }
-        // Header and trailer, objects (a container's marker and count, then its references), and
-        // an offset table of up to eight bytes an entry.
-        out = ByteBuffer(
-            capacity: 64 + planner.scalarBytes + 5 * objectCount + planner.children.count * refSize + 8 * objectCount)
-    }
-
-    /// Writes the document; the planner holds the scalars' bytes and the containers' children.
-    consuming func encode(top: Int, scalarsFrom planner: borrowing BinaryObjectPlanner) -> ByteBuffer {
+        let tableOffset = 8 + scalarBytes + containerMarkerBytes + (children.count + copiedReferences) * refSize
+        let offsetSize: Int
+        if let layout, BinaryTrailer.width(layout.offsetIntSize, canAddress: tableOffset) {
+            offsetSize = layout.offsetIntSize
+        } else {
+            offsetSize = BinaryTrailer.powerOfTwoWidth(for: tableOffset)
+        }
+        let size = tableOffset + objectCount * offsetSize + 32
+        var out = ByteBuffer(capacity: size)
         out.append(contentsOf: BinaryTrailer.magic)
         out.append(layout?.versionByte ?? UInt8(ascii: "0"))
-        var offsets = [Int](repeating: 0, count: objectCount)
-        planner.encoded.withUnsafeBufferPointer { scalars in
-            planner.children.withUnsafeBufferPointer { children in
-                offsets.withUnsafeMutableBufferPointer { offsets in
-                    writeObjects(scalars: scalars, children: children, payloads: planner.largePayloads, offsets: offsets)
+        out.appendUninitialized(count: size - 8 - 32) { area in
+            // Never nil: the area holds at least one offset.
+            let area = UnsafeMutableRawPointer(area.baseAddress!)
+            encoded.withUnsafeBufferPointer { scalars in
+                children.withUnsafeBufferPointer { children in
+                    indexOfOrder.withUnsafeBufferPointer { indexOfOrder in
+                        objects.withUnsafeBuffers { objects, states in
+                            writeObjects(
+                                objects, states: states, into: area, tableAt: tableOffset - 8, offsetSize: offsetSize, refSize: refSize,
+                                scalars: scalars, children: children, indexOfOrder: indexOfOrder)
+                        }
+                    }
                 }
             }
         }
-        let topOrder = slots[top].order
-        out.appendBinaryOffsetTableAndTrailer(
-            offsets: offsets, refSize: refSize, topObject: indexOfOrder.isEmpty ? topOrder : indexOfOrder[topOrder],
-            notedOffsetSize: layout?.offsetIntSize, unusedTrailerBytes: layout?.unusedTrailerBytes ?? 0,
-            sortVersion: layout?.sortVersion ?? 0)
+        out.appendBinaryTrailer(
+            offsetSize: offsetSize, refSize: refSize, objectCount: objectCount,
+            topObject: indexOfOrder.isEmpty ? top : Int(indexOfOrder[top]), tableOffset: tableOffset,
+            unusedTrailerBytes: layout?.unusedTrailerBytes ?? 0, sortVersion: layout?.sortVersion ?? 0)
         return out
     }
 
-    // MARK: - Objects
-
-    /// Writes every object in output order, recording where each starts.
-    private mutating func writeObjects(
-        scalars: UnsafeBufferPointer<UInt8>, children: UnsafeBufferPointer<Int>, payloads: [Data],
-        offsets: UnsafeMutableBufferPointer<Int>
+    /// Writes every object in output order into `area` (file offset 8 on), each offset into the
+    /// table at `tableStart`. Every store is of the exact width, so nothing written is
+    /// overwritten.
+    private func writeObjects(
+        _ objects: UnsafeBufferPointer<Object>, states: UnsafeBufferPointer<UInt8>, into area: UnsafeMutableRawPointer, tableAt tableStart: Int, offsetSize: Int, refSize: Int,
+        scalars: UnsafeBufferPointer<UInt8>, children: UnsafeBufferPointer<UInt32>, indexOfOrder: UnsafeBufferPointer<UInt32>
     ) {
-        // Scalar bytes `scalars[runStart ..< runEnd]` not yet copied, which go to `out` next.
+        // Never nil: the planner's buffer is allocated up front.
+        let scalarBase = UnsafeRawPointer(scalars.baseAddress!)
+        var p = area
+        var entry = area + tableStart
+        // Scalar bytes `scalars[runStart ..< runEnd]` not yet copied, which go to `p` next.
         var runStart = 0
         var runEnd = 0
-        var index = 0
-        for order in slotOfOrder.indices {
-            var slot = slotOfOrder[order]
-            guard slot >= 0 else { continue }
-            let pending = runEnd - runStart
-            offsets[index] = out.count + pending
-            index += 1
-            if case .copy(let original) = slots[slot].content { slot = original }
-            let first = slots[slot].first
-            let count = slots[slot].count
-            switch slots[slot].content {
-            case .scalar, .spelledScalar:
-                if first == runEnd && pending > 0 {
-                    runEnd += count
-                } else {
-                    if pending > 0 { out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[runStart..<runEnd])) }
-                    runStart = first
-                    runEnd = first + count
-                }
-            case .array(let isSet, _):
-                if pending > 0 { out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[runStart..<runEnd])) }
-                runStart = runEnd
-                out.appendBinaryMarker(isSet ? 0xC : 0xA, count: count, note: slots[slot].note)
-                appendReferences(UnsafeBufferPointer(rebasing: children[first..<first + count]))
-            case .dictionary:
-                if pending > 0 { out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[runStart..<runEnd])) }
-                runStart = runEnd
-                out.appendBinaryMarker(0xD, count: count / 2, note: slots[slot].note)
-                appendReferences(UnsafeBufferPointer(rebasing: children[first..<first + count]))
-            case .largeData(let payload):
-                if pending > 0 { out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[runStart..<runEnd])) }
-                runStart = runEnd
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[first..<first + count]))
-                payloads[payload].withUnsafeBytes { out.append(contentsOf: $0) }
-            case .copy:
-                preconditionFailure("a copy is written as its original")
-            }
+        func copyRun() {
+            guard runEnd > runStart else { return }
+            p.copyMemory(from: scalarBase + runStart, byteCount: runEnd - runStart)
+            p += runEnd - runStart
+            runStart = runEnd
         }
-        if runEnd > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: scalars[runStart..<runEnd])) }
+        for order in 0..<objects.count {
+            guard order >= states.count || states[order] != 0 else { continue }
+            var object = objects[order]
+            entry.storeBigEndian(anyWidth: UInt64(8 + (p - area) + (runEnd - runStart)), offsetSize)
+            entry += offsetSize
+            var noted = order
+            if object.kind == Object.copy {
+                noted = object.extra
+                object = objects[noted]
+            }
+            let kind = object.kind
+            if kind == Object.scalar || kind == Object.spelledScalar {
+                if object.first != runEnd {
+                    copyRun()
+                    runStart = object.first
+                }
+                runEnd = object.first + object.count
+                continue
+            }
+            copyRun()
+            if kind == Object.largeData {
+                p.copyMemory(from: scalarBase + object.first, byteCount: object.count)
+                p += object.count
+                largePayloads[object.extra].withUnsafeBytes { payload in
+                    if let base = payload.baseAddress { p.copyMemory(from: base, byteCount: payload.count) }
+                    p += payload.count
+                }
+                continue
+            }
+            let note: BinaryLayout.EncodingNote? = noted < notedObjectCount ? encodings[noted] : nil
+            let type: UInt8 = kind == Object.array ? 0xA : kind == Object.set ? 0xC : 0xD
+            let entries = kind == Object.dictionary ? object.count / 2 : object.count
+            if entries < 15 && (note?.raw ?? 0) & 0x7F00 == 0 {
+                p.storeBytes(of: type << 4 | UInt8(truncatingIfNeeded: entries), as: UInt8.self)
+                p += 1
+            } else {
+                p = Self.storeMarker(type: type, count: entries, note: note, at: p)
+            }
+            let references = UnsafeBufferPointer(rebasing: children[object.first..<object.first + object.count])
+            p = Self.storeReferences(references, width: refSize, indexOfOrder: indexOfOrder, at: p)
+        }
+        copyRun()
     }
 
-    /// Writes references to the orders `children`.
-    private mutating func appendReferences(_ children: UnsafeBufferPointer<Int>) {
-        if indexOfOrder.isEmpty {
-            out.appendBigEndian(children, width: refSize) { UInt64($0) }
+    /// Stores `references` at `p`, each as its output index in `width` bytes; returns where they
+    /// end.
+    @inline(__always)
+    private static func storeReferences(
+        _ references: UnsafeBufferPointer<UInt32>, width: Int, indexOfOrder: UnsafeBufferPointer<UInt32>,
+        at start: UnsafeMutableRawPointer
+    ) -> UnsafeMutableRawPointer {
+        var p = start
+        if !indexOfOrder.isEmpty {
+            for reference in references {
+                p.storeBigEndian(anyWidth: UInt64(indexOfOrder[Int(reference)]), width)
+                p += width
+            }
+        } else if width == 1 {
+            for reference in references {
+                p.storeBytes(of: UInt8(truncatingIfNeeded: reference), as: UInt8.self)
+                p += 1
+            }
+        } else if width == 2 {
+            for reference in references {
+                p.storeBytes(of: UInt16(truncatingIfNeeded: reference).bigEndian, as: UInt16.self)
+                p += 2
+            }
         } else {
-            indexOfOrder.withUnsafeBufferPointer { indexOfOrder in
-                out.appendBigEndian(children, width: refSize) { UInt64(indexOfOrder[$0]) }
+            for reference in references {
+                p.storeBigEndian(anyWidth: UInt64(reference), width)
+                p += width
+            }
+        }
+        return p
+    }
+
+    /// Stores a container's marker at `p` as ``markerLength(type:count:note:)`` counts it;
+    /// returns where it ends.
+    @inline(never)
+    private static func storeMarker(
+        type: UInt8, count: Int, note: BinaryLayout.EncodingNote?, at p: UnsafeMutableRawPointer
+    ) -> UnsafeMutableRawPointer {
+        if let note, note.type == type, let marker = note.extendedCountMarker {
+            let power = Int(marker & 0x0F)
+            if power >= 3 || count < 1 << (8 << power) {
+                p.storeBytes(of: type << 4 | 0x0F, as: UInt8.self)
+                p.storeBytes(of: marker, toByteOffset: 1, as: UInt8.self)
+                (p + 2).storeBigEndian(UInt64(count), width: 1 << power)
+                return p + 2 + (1 << power)
+            }
+        }
+        if count < 15 {
+            p.storeBytes(of: type << 4 | UInt8(count), as: UInt8.self)
+            return p + 1
+        }
+        let marker = BinaryExtendedMarker(type: type, count: count)
+        withUnsafeBytes(of: (marker.low, marker.high)) { bytes in
+            // Never nil: a tuple has storage.
+            p.copyMemory(from: bytes.baseAddress!, byteCount: marker.length)
+        }
+        return p + marker.length
+    }
+}
+
+extension UnsafeMutableRawPointer {
+    /// Stores the low `width` bytes (1...8) of `value` here, most significant first, and nothing
+    /// past them: the widths a file's notes may keep (three-byte offsets among them), not only
+    /// the powers of two CoreFoundation writes.
+    @inline(__always)
+    func storeBigEndian(anyWidth value: UInt64, _ width: Int) {
+        switch width {
+        case 1, 2, 4, 8:
+            storeBigEndian(value, width: width)
+        case 3:
+            storeBytes(of: UInt16(truncatingIfNeeded: value >> 8).bigEndian, as: UInt16.self)
+            storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: 2, as: UInt8.self)
+        default:
+            for i in 0..<width {
+                storeBytes(of: UInt8(truncatingIfNeeded: value >> UInt64(8 * (width - 1 - i))), toByteOffset: i, as: UInt8.self)
             }
         }
     }

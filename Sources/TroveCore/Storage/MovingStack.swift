@@ -64,6 +64,23 @@ struct MovingStack<Element>: ~Copyable {
         count += n
     }
 
+    /// Pushes `n` elements left uninitialized, for a type with no references (checked), whose
+    /// caller stores every one of them before it is read.
+    @inline(__always)
+    mutating func pushUninitialized(count n: Int) {
+        precondition(_isPOD(Element.self), "only trivial elements may be left uninitialized")
+        reserve(n)
+        count += n
+    }
+
+    /// Stores `element` at `position`, below `count` (checked in debug builds only), for a hot
+    /// loop whose positions are below `count` by construction.
+    @inline(__always)
+    func store(_ element: Element, at position: Int) where Element: BitwiseCopyable {
+        assert(position >= 0 && position < count, "moving stack index out of range")
+        base[position] = element
+    }
+
     /// The element at `position`, counted from the bottom; it must be below `count`.
     subscript(position: Int) -> Element {
         @inline(__always)
