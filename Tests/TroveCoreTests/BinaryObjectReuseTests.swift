@@ -66,12 +66,10 @@ struct BinaryObjectReuseTests {
     func largeDictionaryKeysSharedWithValues(keepingLayout: Bool) throws {
         // Top array: [key object 0 as a value, the large dictionary, key objects 0 and 1 as
         // values, a small dictionary using key object 1]; the large dictionary's values are
-        // integers, except the first, which is key object 2 (used as its own key's value too).
+        // integers, except the first, which is key object 2 (also a key of the same dictionary).
         let count = BinaryKeyClasses.largestAlwaysClassified + 10
-        var builder = BinaryPlistBuilder()
-        builder.refSize = 2
-        builder.offsetSize = 4
-        let ref = { (i: Int) in binaryBigEndian(UInt64(i), width: 2) }
+        var builder = Self.wideBuilder()
+        let ref = Self.reference
         let top = builder.add([])
         let keyBase = 1
         var texts: [String] = []
@@ -82,7 +80,7 @@ struct BinaryObjectReuseTests {
         }
         let integer = builder.add([0x10, 0x2A])
         let large = builder.add(
-            [0xDF, 0x11] + binaryBigEndian(UInt64(count), width: 2)
+            Self.largeDictionaryMarker(count)
                 + (0..<count).flatMap { ref(keyBase + $0) }
                 + ref(keyBase + 2) + (1..<count).flatMap { _ in ref(integer) })
         let small = builder.add([0xD1] + ref(keyBase + 1) + ref(integer))
@@ -101,19 +99,31 @@ struct BinaryObjectReuseTests {
     @Test("a large dictionary with a key that is not a string is refused at that reference", arguments: [false, true])
     func largeDictionaryNonStringKey(keepingLayout: Bool) throws {
         let count = BinaryKeyClasses.largestAlwaysClassified + 1
-        var builder = BinaryPlistBuilder()
-        builder.refSize = 2
-        builder.offsetSize = 4
-        let ref = { (i: Int) in binaryBigEndian(UInt64(i), width: 2) }
+        var builder = Self.wideBuilder()
+        let ref = Self.reference
         builder.add([])
         for i in 0..<count - 1 { builder.add([0x5F, 0x10, 8] + Array(String(format: "key%05d", i).utf8)) }
         let number = builder.add([0x10, 0x01])
         // The last key reference names the integer.
-        builder.objects[0] = [0xDF, 0x11] + binaryBigEndian(UInt64(count), width: 2)
+        builder.objects[0] = Self.largeDictionaryMarker(count)
             + (1..<count).flatMap { ref($0) } + ref(number) + (0..<count).flatMap { _ in ref(number) }
         let error = try #require(throws: PlistError.self) { try readBinary(builder.build(), keepingLayout: keepingLayout) }
         #expect(error.code == .badKey)
         // After the 8-byte header, the marker and its 3-byte count, count - 1 references of 2 bytes.
         #expect(error.location == .byteOffset(8 + 4 + 2 * (count - 1)))
     }
+
+    /// A builder for files of more than 255 objects: 2-byte references, 4-byte offsets.
+    private static func wideBuilder() -> BinaryPlistBuilder {
+        var builder = BinaryPlistBuilder()
+        builder.refSize = 2
+        builder.offsetSize = 4
+        return builder
+    }
+
+    /// A reference of ``wideBuilder()``'s width.
+    private static func reference(_ index: Int) -> [UInt8] { binaryBigEndian(UInt64(index), width: 2) }
+
+    /// The marker and 2-byte extended count of a dictionary of `count` entries.
+    private static func largeDictionaryMarker(_ count: Int) -> [UInt8] { [0xDF, 0x11] + binaryBigEndian(UInt64(count), width: 2) }
 }
