@@ -465,11 +465,7 @@ struct BinaryObjectPlanner: ~Copyable {
 
     @inline(never)
     static func longMarkerLength(type: UInt8, count: Int, note: BinaryLayout.EncodingNote?) -> Int {
-        if let note, note.type == type, let marker = note.extendedCountMarker {
-            let power = Int(marker & 0x0F)
-            if power >= 3 || count < 1 << (8 << power) { return 2 + (1 << power) }
-        }
-        return count < 15 ? 1 : BinaryExtendedMarker(type: type, count: count).length
+        BinaryExtendedMarker(type: type, count: count, note: note).length
     }
 
     /// Adds the orphan copies the notes list whose original a node took over and whose own
