@@ -344,7 +344,80 @@ static inline size_t take_digits(const unsigned char *text, size_t count, size_t
     return k - start;
 }
 
-int trove_parse_decimal(const unsigned char *text, size_t count, double *out) {
+/// 10^0 ... 10^16.
+static const uint64_t powers_of_ten[17] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL,
+    10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+    10000000000000000ULL,
+};
+
+/// The sign of `a * m - 2^shift` (`shift` below 128), without the product overflowing.
+static inline int compare_product_with_power_of_two(u128 a, uint64_t m, int shift) {
+    u128 low = (u128)(uint64_t)a * m;
+    u128 high = (u128)(uint64_t)(a >> 64) * m + (low >> 64);
+    if (high >> 64) return 1;
+    u128 product = (high << 64) | (uint64_t)low;
+    u128 power = (u128)1 << shift;
+    return product < power ? -1 : product > power;
+}
+
+/// How far `value` (positive, normal), which rounding `x * 2^exponent` gave, lies from
+/// `x * 2^exponent`, in units of `2^exponent`: the distance's magnitude, and its sign in
+/// `*above` (1 when `value` is the larger).
+static inline u128 rounding_distance(u128 x, int exponent, double value, int *above) {
+    uint64_t bits;
+    memcpy(&bits, &value, 8);
+    int shift = (int)((bits >> 52) & 0x7FF) - 1075 - exponent;
+    if (shift < 0) {
+        // `x` had no more bits than a double holds: the value is exact.
+        *above = 0;
+        return 0;
+    }
+    u128 rounded = (u128)((bits & ((1ULL << 52) - 1)) | (1ULL << 52)) << shift;
+    *above = rounded > x;
+    return rounded > x ? rounded - x : x - rounded;
+}
+
+/// Whether the 17-digit `%.17g` rounding of `value` gives back the decimal `digits * 10^q`
+/// (`digits` of `length` digits, at most 17, the first not zero), where `value` is the double
+/// nearest it: when the value lies less than half a unit of its 17th digit from the decimal, or
+/// exactly half and the decimal's 17th digit is even (the tie goes to the even digit). `x`,
+/// `remainder` and `binary_exponent` are what the parse rounded: for `q >= 0`, `x` is
+/// `digits * 5^q` and `binary_exponent` is `q`; below, `x` is `digits * 2^s / 5^-q` with
+/// `remainder` left over, and `binary_exponent` is `q - s`.
+static int is_nearest_17_digits(uint64_t digits, int length, long q, u128 x, uint64_t remainder, int binary_exponent,
+                                double value) {
+    uint64_t twice_scale = 2 * powers_of_ten[17 - length];
+    int even = length < 17 || !(digits & 1);
+    int above;
+    u128 distance = rounding_distance(x, binary_exponent, value, &above);
+    if (!above && distance != 0 && digits == powers_of_ten[length - 1]) {
+        // Just below a power of ten the 17th digit is ten times finer, and a value halfway
+        // between 99999999999999999 and the power rounds to the power, which is even.
+        twice_scale *= 10;
+        even = 1;
+    }
+    int order;
+    if (q >= 0) {
+        // The decimal is `x` units and half a 17th digit is `5^q / twice_scale` units.
+        if (distance >> 63) return 0;
+        u128 doubled = distance * twice_scale;
+        uint64_t five = powers_of_five[q];
+        order = doubled < five ? -1 : doubled > five;
+    } else {
+        // Scaled by `5^-q`, the decimal is `x * 5^-q + remainder` units and half a 17th digit
+        // is `2^(q - binary_exponent) / twice_scale` of them.
+        uint64_t five = powers_of_five[-q];
+        u128 scaled = above ? distance * five - remainder : distance * five + remainder;
+        order = compare_product_with_power_of_two(scaled, twice_scale, (int)(q - binary_exponent));
+    }
+    return order < 0 || (order == 0 && even);
+}
+
+/// `trove_parse_decimal`, and when `is_g17` is not null, the answer of `trove_parse_decimal_g17`
+/// in it. Inlined into both, so that the plain parse carries none of the spelling's bookkeeping.
+static inline __attribute__((always_inline)) int parse_decimal(const unsigned char *text, size_t count, double *out,
+                                                               int *is_g17) {
     size_t i = 0;
     int negative = 0;
     if (i < count && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
@@ -353,12 +426,16 @@ int trove_parse_decimal(const unsigned char *text, size_t count, double *out) {
     size_t zeros = i;
     while (i < count && text[i] == '0') i++;
     zeros = i - zeros;
+    size_t leading_zeros = zeros;
     uint64_t w = 0;
     size_t significant = take_digits(text, count, &i, &w);
+    size_t whole_digits = significant;
     long exponent10 = 0;
     size_t fraction = 0;
+    int has_point = 0;
     if (i < count && text[i] == '.') {
         i++;
+        has_point = 1;
         if (w == 0) {
             // 0.000ddd: the zeros after the point only move the point.
             size_t first = i;
@@ -371,40 +448,89 @@ int trove_parse_decimal(const unsigned char *text, size_t count, double *out) {
         significant += fraction;
     }
     if (significant + zeros == 0 || significant > 19) return 0;
+    size_t mantissa_end = i;
+    int has_exponent = 0, has_exponent_sign = 0;
+    size_t exponent_digits = 0;
+    long written_exponent = 0;
     if (i < count && (text[i] == 'e' || text[i] == 'E')) {
+        has_exponent = 1;
         i++;
         int negativeExponent = 0;
-        if (i < count && (text[i] == '+' || text[i] == '-')) negativeExponent = text[i++] == '-';
+        if (i < count && (text[i] == '+' || text[i] == '-')) {
+            negativeExponent = text[i] == '-';
+            has_exponent_sign = 1;
+            i++;
+        }
         int e = 0;
         if (i >= count) return 0;
+        size_t first = i;
         for (; i < count && text[i] >= '0' && text[i] <= '9'; i++) {
             if (e > 10000) return 0;
             e = e * 10 + (text[i] - '0');
         }
-        exponent10 += negativeExponent ? -e : e;
+        exponent_digits = i - first;
+        written_exponent = negativeExponent ? -e : e;
+        exponent10 += written_exponent;
     }
     if (i != count) return 0;
     if (w == 0) {
         *out = negative ? -0.0 : 0.0;
+        if (is_g17) *is_g17 = -1;
         return 1;
     }
     double value;
+    u128 rounded_x;
+    uint64_t remainder = 0;
+    int binary_exponent;
     if (exponent10 >= 0) {
         // w * 10^q = (w * 5^q) * 2^q, exact in 128 bits while q <= 27.
         if (exponent10 > 27) return 0;
-        if (!round_to_double((u128)w * powers_of_five[exponent10], 0, exponent10, &value)) return 0;
+        rounded_x = (u128)w * powers_of_five[exponent10];
+        binary_exponent = (int)exponent10;
+        if (!round_to_double(rounded_x, 0, binary_exponent, &value)) return 0;
     } else {
         // w / 10^-q = (w / 5^-q) * 2^q: w is shifted to the top of 128 bits and divided by the
         // power of five, which leaves at least 65 bits of quotient while -q <= 27; the remainder
         // is the sticky bit.
         if (exponent10 < -27) return 0;
         int shift = 128 - (64 - __builtin_clzll(w));
-        uint64_t remainder;
-        u128 quotient = divide((u128)w << shift, powers_of_five[-exponent10], &remainder);
-        if (!round_to_double(quotient, remainder != 0, exponent10 - shift, &value)) return 0;
+        rounded_x = divide((u128)w << shift, powers_of_five[-exponent10], &remainder);
+        binary_exponent = (int)exponent10 - shift;
+        if (!round_to_double(rounded_x, remainder != 0, binary_exponent, &value)) return 0;
     }
     *out = negative ? -value : value;
+    if (is_g17) {
+        // The text must be laid out as `write_g17` lays out its own digits, and those digits
+        // must be the value's 17-digit rounding with the trailing zeros dropped.
+        int laid_out;
+        int fraction_ends_in_digit = !has_point || (fraction > 0 && text[mantissa_end - 1] != '0');
+        long x = exponent10 + (long)significant - 1;
+        if (has_exponent) {
+            // `d[.ddd]e±XX`, the exponent of at least two digits: with one digit before the
+            // point, the written exponent is the first digit's.
+            size_t sign_at = i - exponent_digits - 1;
+            long magnitude = written_exponent < 0 ? -written_exponent : written_exponent;
+            laid_out = text[mantissa_end] == 'e' && has_exponent_sign && (text[sign_at] == '-') == (written_exponent < 0) &&
+                       exponent_digits == (magnitude >= 100 ? 3u : 2u) && leading_zeros == 0 && whole_digits == 1 &&
+                       fraction_ends_in_digit && (x < -4 || x >= 17);
+        } else if (whole_digits > 0) {
+            laid_out = leading_zeros == 0 && x <= 16 && fraction_ends_in_digit;
+        } else {
+            // `0.`, then the zeros after the point, which `x` counts.
+            laid_out = leading_zeros == 1 && fraction_ends_in_digit && x >= -4;
+        }
+        laid_out = laid_out && text[0] != '+' && significant <= 17;
+        *is_g17 = laid_out && is_nearest_17_digits(w, (int)significant, exponent10, rounded_x, remainder, binary_exponent, value);
+    }
     return 1;
+}
+
+int trove_parse_decimal(const unsigned char *text, size_t count, double *out) {
+    return parse_decimal(text, count, out, NULL);
+}
+
+int trove_parse_decimal_g17(const unsigned char *text, size_t count, double *out, int *is_g17) {
+    return parse_decimal(text, count, out, is_g17);
 }
 
 /// Test hook: `%.17g` through `snprintf` alone, to check the fast path against.

@@ -117,6 +117,13 @@ struct BinaryErrorTests {
             let error = try failure(file([[marker, 0x12, 0x7F, 0xFF, 0xFF, 0xFF]]))
             #expect(error.code == .badCount, "marker \(marker)")
         }
+        // One-byte extended counts, which have a path of their own: more units than the bytes
+        // hold, and the count's byte itself cut off by the offset table.
+        for marker: UInt8 in [0x4F, 0x5F, 0x6F, 0xAF, 0xDF] {
+            #expect(try failure(file([[marker, 0x10, 0xF0]])).code == .badCount, "marker \(marker)")
+        }
+        let cutOff = try failure(file([[0x5F, 0x10]]))
+        #expect(cutOff.code == .badCount && cutOff.message.contains("extended count"))
         // An integer whose bytes run into the offset table.
         #expect(try failure(file([[0x13, 0, 0]])).code == .badCount)
     }

@@ -349,6 +349,32 @@ struct BinaryWriterTests {
         for document in documents { try expectPlainEncoderMatchesPlanner(document) }
     }
 
+    @Test("series of records, sampled to reserve room and numbered ahead while the table is large, write what the planner writes")
+    func plainEncoderSeriesLookedAhead() throws {
+        // Records like a measurement export: enough distinct numbers for four-byte references
+        // and a uniquing table past the caches, in arrays long enough for their children to be
+        // hashed ahead. Small containers between the numbers reuse the ring's entries before the
+        // array's own turn comes back; a first record far larger or smaller than the rest
+        // overstates or understates what the others need.
+        func record(_ r: Int, length: Int) -> PlistValue {
+            let counts = (0..<length).map { i -> PlistValue in
+                i % 7 == 3 ? .array([.integer(PlistInteger(Int64(r * 1_000 + i))), .real(PlistReal(Double(i) / 8))]) :
+                    .integer(PlistInteger(Int64(r * 100_000 + i)))
+            }
+            let samples = (0..<length).map { i -> PlistValue in
+                i % 11 == 5 ? .dictionary(["t": .date(PlistDate(secondsSinceReferenceDate: Double(r * length + i))), "ok": .bool(i % 2 == 0)]) :
+                    .real(PlistReal(Double(r) + Double(i) / 1_024))
+            }
+            return .dictionary(["id": .integer(PlistInteger(Int64(r))), "counts": .array(counts), "samples": .array(samples)])
+        }
+        let documents: [PlistValue] = [
+            .dictionary(["series": .array((0..<120).map { record($0, length: 400) })]),
+            .array([record(0, length: 3_000)] + (1..<40).map { record($0, length: 20) }),
+            .array([record(0, length: 2)] + (1..<60).map { record($0, length: 900) }),
+        ]
+        for document in documents { try expectPlainEncoderMatchesPlanner(document) }
+    }
+
     @Test("a dictionary's keys and values are its stored arrays, which the plain encoder reads through pointers")
     func dictionaryArraysAreStored() {
         // The plain encoder keeps pointers into `keys` and `values` for as long as it walks the

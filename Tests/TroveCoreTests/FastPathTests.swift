@@ -339,4 +339,35 @@ struct FastPathTests {
             #expect(text.withUnsafeBufferPointer { XMLCanonicalSpelling.isCanonicalDate($0, d) } != false)
         }
     }
+
+    @Test("a date's text is called canonical while it is parsed exactly when it is the date's spelling")
+    func canonicalDateWhileParsing() {
+        var generator = SplitMix(seed: 0xDA7E_0F1E)
+        var contents: [[UInt8]] = ["2023-02-29T00:00:00Z", "2024-02-29T23:59:59Z", "2024-13-01T00:00:00Z", "2024-00-10T00:00:00Z",
+                                   "2024-01-00T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:60:00Z", "2024-01-01T00:00:60Z",
+                                   "0000-01-01T00:00:00Z", "-001-01-01T00:00:00Z", "12024-01-01T00:00:00Z", "1900-02-29T00:00:00Z",
+                                   "2000-02-29T00:00:00Z", "2001-04-31T00:00:00Z", "2001-12-31T23:59:59Z"].map { Array($0.utf8) }
+        for _ in 0..<2000 {
+            var text = ByteBuffer()
+            let seconds = Double.random(in: -6.4e10 ... 2.5e11, using: &generator).rounded(.down)
+            XMLCanonicalSpelling.appendDate(PlistDate(secondsSinceReferenceDate: seconds), to: &text)
+            contents.append(text.array)
+            var bumped = text.array
+            let position = [3, 6, 9, 12, 15, 18][generator.below(6)]
+            bumped[position] = bumped[position] == UInt8(ascii: "9") ? UInt8(ascii: "0") : bumped[position] + 1
+            contents.append(bumped)
+        }
+        var decidedCount = 0
+        for content in contents {
+            var isCanonical: Bool?
+            guard let date = try? content.withUnsafeBufferPointer({ b throws(XMLScalarSyntax.Failure) in
+                try XMLScalarSyntax.parseDate(b, isCanonical: &isCanonical)
+            }) else { continue }
+            #expect((try? content.withUnsafeBufferPointer { b throws(XMLScalarSyntax.Failure) in try XMLScalarSyntax.parseDate(b) }) == date)
+            guard let isCanonical else { continue }
+            decidedCount += 1
+            #expect(isCanonical == Self.spelledMatches(content, .date(date)), "\(String(decoding: content, as: UTF8.self))")
+        }
+        #expect(decidedCount > 3000)
+    }
 }

@@ -183,4 +183,77 @@ struct RealFormattingTests {
         #expect(Self.isG17(Array("2.5".utf8), -2.5) == 0)
         #expect(Self.isG17(Array("0.0".utf8), 0) == -1)
     }
+
+    /// A decimal laid out as `%.17g` lays out `digits` (no trailing zero) with the first digit's
+    /// decimal exponent `x`, whether or not it is any double's spelling.
+    private static func laidOut(_ digits: [UInt8], exponent x: Int, negative: Bool) -> [UInt8] {
+        var text: [UInt8] = negative ? Array("-".utf8) : []
+        if x < -4 || x >= 17 {
+            text.append(digits[0])
+            if digits.count > 1 { text += Array(".".utf8) + digits[1...] }
+            text += Array(String(format: "e%@%02d", x < 0 ? "-" : "+", abs(x)).utf8)
+        } else if x >= 0 {
+            for k in 0...x { text.append(k < digits.count ? digits[k] : UInt8(ascii: "0")) }
+            if digits.count > x + 1 { text += Array(".".utf8) + digits[(x + 1)...] }
+        } else {
+            text += Array("0.".utf8) + [UInt8](repeating: UInt8(ascii: "0"), count: -x - 1) + digits
+        }
+        return text
+    }
+
+    @Test("the parse calls a text its value's %.17g exactly when snprintf spells the value so")
+    func canonicalRealTextWhileParsing() {
+        var random = SplitMix(seed: 0x6_1A)
+        var mutator = ByteMutator(random: SplitMix(seed: 0x6_1B), alphabet: Array("0123456789.-+eE".utf8), emptyReplacement: UInt8(ascii: "0"))
+        var wrong: [String] = []
+        var decided = 0, canonical = 0
+        func check(_ text: [UInt8]) {
+            var value = 0.0, plainValue = 0.0
+            var answer: Int32 = 7
+            let parsed = text.withUnsafeBufferPointer { trove_parse_decimal_g17($0.baseAddress, $0.count, &value, &answer) }
+            let plainParsed = text.withUnsafeBufferPointer { trove_parse_decimal($0.baseAddress, $0.count, &plainValue) }
+            let shown = String(decoding: text, as: UTF8.self)
+            guard parsed == plainParsed, parsed == 0 || value.bitPattern == plainValue.bitPattern else {
+                return wrong.append("\(shown): parsed otherwise than by trove_parse_decimal")
+            }
+            guard parsed != 0 else { return }
+            if answer == -1 {
+                if value != 0 { wrong.append("\(shown): undecided") }
+                return
+            }
+            decided += 1
+            let isSpelling = Array(Self.reference(value).utf8) == text
+            if isSpelling { canonical += 1 }
+            if answer != (isSpelling ? 1 : 0) { wrong.append("\(shown): \(answer), snprintf spells \(Self.reference(value))") }
+        }
+        for round in 0..<300_000 {
+            // 17 digits lie closer together than doubles, so most random 17-digit decimals are not
+            // the spelling of the double they read as, and some lie exactly halfway.
+            let length = round % 3 == 0 ? 1 + random.below(17) : 17
+            var digits = (0..<length).map { _ in UInt8(ascii: "0") + UInt8(random.below(10)) }
+            digits[0] = UInt8(ascii: "1") + UInt8(random.below(9))
+            while digits.count > 1, digits.last == UInt8(ascii: "0") { digits.removeLast() }
+            let text = Self.laidOut(digits, exponent: random.below(44) - 12, negative: random.below(2) == 0)
+            check(text)
+            check(mutator.mutated(text))
+            // The spelling of a double, and its neighbours in the last digit.
+            let d = Double(bitPattern: UInt64(1023 - 40 + random.below(130)) << 52 | (random.next() & ((1 << 52) - 1)))
+            let spelled = Array(Self.reference(d).utf8)
+            check(spelled)
+            check(mutator.mutated(spelled))
+        }
+        for text in ["267.72199999999998", "1000", "0.00072211828036430632", "1.5393373958778421e-07", "9.9999999999999992e+22",
+                     "-2.5", "1e+17", "10000000000000000", "0.0001", "114.233", "1e+23", "100.", "0100", "+2.5", "2.50"] {
+            check(Array(text.utf8))
+        }
+        #expect(decided > 500_000)
+        #expect(canonical > 250_000)
+        #expect(wrong.isEmpty, "\(wrong.prefix(10))")
+        var value = 0.0
+        var answer: Int32 = 7
+        #expect(trove_parse_decimal_g17(Array("267.72199999999998".utf8), 18, &value, &answer) == 1 && answer == 1)
+        #expect(trove_parse_decimal_g17(Array("267.722".utf8), 7, &value, &answer) == 1 && answer == 0)
+        #expect(trove_parse_decimal_g17(Array("1E+17".utf8), 5, &value, &answer) == 1 && answer == 0)
+        #expect(trove_parse_decimal_g17(Array("-0.0".utf8), 4, &value, &answer) == 1 && answer == -1)
+    }
 }

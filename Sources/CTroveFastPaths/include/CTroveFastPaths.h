@@ -34,6 +34,13 @@ int trove_format_real_g17_reference(char *buffer, size_t capacity, double value)
 /// after the digits, or a result that is not a normal double): the caller then uses `strtod`.
 int trove_parse_decimal(const unsigned char *text, size_t count, double *out);
 
+/// ``trove_parse_decimal``, also telling in `*is_g17`, when it returns 1, whether the text is
+/// exactly what ``trove_format_real_g17`` writes for the value: 1 or 0, or -1 for zero, which the
+/// caller must spell to know. Decided from the digits and the exact rounding the parse already
+/// has, so the lossless XML read learns whether a real is the writer's own spelling without
+/// formatting the value again.
+int trove_parse_decimal_g17(const unsigned char *text, size_t count, double *out, int *is_g17);
+
 /// The index of the first byte in `bytes[0..<count]` that is a C0 control other than tab and
 /// newline, or 0xEF (the lead byte of U+FFFE and U+FFFF); `count` when there is none.
 ///

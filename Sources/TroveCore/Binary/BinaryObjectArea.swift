@@ -45,6 +45,12 @@ struct BinaryObjectArea {
     ) throws(PlistError) -> (count: Int, payload: Int, extendedMarker: UInt8?) {
         let nibble = marker & 0x0F
         guard nibble == 0x0F else { return (Int(nibble), start + 1, nil) }
+        // A one-byte count (15 to 255 units: most strings that have an extended count) is read
+        // here; the other widths, and every error, out of line.
+        if end - start >= 3 && bytes[start + 1] == 0x10 {
+            let count = Int(bytes[start + 2])
+            if count <= end { return (count, start + 3, 0x10) }
+        }
         return try Self.extendedCount(bytes, end: end, index, at: start)
     }
 

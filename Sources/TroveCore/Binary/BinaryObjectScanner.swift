@@ -3,9 +3,10 @@ import Foundation
 /// Decodes the objects of a validated binary plist into ``PlistValue``s, and optionally records
 /// the notes of a ``BinaryLayout``.
 ///
-/// Every object is decoded once and the value reused for every further reference, so a file whose
-/// shared references would expand exponentially stays linear in time and memory (the values share
-/// copy-on-write storage). Nesting is followed with an explicit stack, never recursion, and is cut
+/// An object referenced more than once is decoded at most twice and its value then reused for
+/// every further reference (see ``BinaryObjectSlots/State``), so a file whose shared references
+/// would expand exponentially stays linear in time and memory (the values share copy-on-write
+/// storage). Nesting is followed with an explicit stack, never recursion, and is cut
 /// off at `limits.maxDepth`; cycles are found per path.
 struct BinaryObjectScanner: ~Copyable {
     let bytes: UnsafeRawBufferPointer
@@ -71,19 +72,28 @@ struct BinaryObjectScanner: ~Copyable {
         var expanded = ExpandedSize()
     }
 
+    /// The most ancestor frames and pending values ``decodeTop()`` reserves before it knows the
+    /// file's shape: both stay below the size from which `malloc` maps memory for each request.
+    private static let reservedDepth = 1024
+    private static let reservedValues = 2048
+
     /// Decodes the top object.
     ///
     /// Containers are decoded with an explicit stack rather than recursion, so no input, and no
     /// `maxDepth` however large, can exhaust the thread's stack. The innermost container's frame
     /// lives in a local; only its ancestors are on the stack, which therefore changes once per
     /// container rather than once per child.
+    ///
+    /// Both stacks are reserved up front for what the file can need, within bounds: growing by
+    /// doubling holds the old and the new copy at once, which set the working-memory peak of
+    /// small deep files, while reserved pages that are never written cost no memory.
     mutating func decodeTop() throws(PlistError) -> PlistValue {
-        var ancestors: [Frame] = []
-        var values = PlistValueStack()
+        var ancestors = MovingStack<Frame>(capacity: Swift.min(limits.maxDepth, trailer.objectCount, Self.reservedDepth))
+        var values = PlistValueStack(capacity: Swift.min(trailer.objectCount, Self.reservedValues))
         var keyClasses = BinaryKeyClasses(objectCount: trailer.objectCount)
         let lookup = self.lookup
         var current = Frame(index: 0, walkIndex: 0, refs: 0, count: 0, base: 0, isDictionary: false)
-        if let value = try begin(trailer.topObject, referencedAt: trailer.offsetTableOffset, valueBase: 0, opening: &current) {
+        if let value = try begin(trailer.topObject, referencedAt: trailer.offsetTableOffset, values: &values, opening: &current) {
             try checkExpansion(deliveredSize, at: trailer.offsetTableOffset)
             return value
         }
@@ -96,21 +106,21 @@ struct BinaryObjectScanner: ~Copyable {
                 let position = current.refs + slot * lookup.objectRefSize
                 current.next = next + 1
                 let child = try lookup.reference(at: position)
-                if let value = try begin(child, referencedAt: position, valueBase: values.count, opening: &opened) {
+                if let value = try begin(child, referencedAt: position, values: &values, opening: &opened) {
                     current.expanded.add(deliveredSize)
                     values.push(value)
                 } else {
-                    ancestors.append(current)
+                    ancestors.push(current)
                     current = opened
                     values.reserve(current.count)
                 }
             } else {
                 let value = try finish(current, values: &values, keyClasses: &keyClasses)
-                guard let parent = ancestors.popLast() else {
+                guard ancestors.count > 0 else {
                     try checkExpansion(deliveredSize, at: trailer.offsetTableOffset)
                     return value
                 }
-                current = parent
+                current = ancestors.popLast()
                 current.expanded.add(deliveredSize)
                 values.push(value)
             }
@@ -119,13 +129,15 @@ struct BinaryObjectScanner: ~Copyable {
 
     /// Starts decoding object `index`: returns its value when it is cached or a scalar; for a
     /// container, fills `frame` with the container's frame and returns nil. `position` is where
-    /// the reference was read, for errors; `valueBase` is the value stack's height, where a
-    /// container's children will start.
+    /// the reference was read, for errors; the container's children will start at the value
+    /// stack's present height, or past its keys (see ``keepsKeys(ofDictionaryWith:)``).
     @inline(__always)
     private mutating func begin(
-        _ index: Int, referencedAt position: Int, valueBase: Int, opening frame: inout Frame
+        _ index: Int, referencedAt position: Int, values: inout PlistValueStack, opening frame: inout Frame
     ) throws(PlistError) -> PlistValue? {
-        switch objects.state(index) {
+        let valueBase = values.count
+        let state = objects.state(index)
+        switch state {
         case .cached:
             noteWalkLeaf(index)
             deliveredSize = objects.size(index)
@@ -137,33 +149,44 @@ struct BinaryObjectScanner: ~Copyable {
         case .decodedOnce:
             noteWalkLeaf(index)
             return try keptScalar(index, at: try lookup.offset(ofObject: index))
-        case .open:
+        case .open, .reopened:
             throw Self.cycleError(index, at: position)
-        case .unseen:
+        case .unseen, .builtOnce:
             break
         }
         let start = try lookup.offset(ofObject: index)
-        try countValues(1, at: start)
+        // A container decoded again was counted the first time.
+        let again = state == .builtOnce
+        if !again { try countValues(1, at: start) }
         let walkIndex = walkObjects.count
         noteWalkLeaf(index)
         let marker = bytes[start]
         switch marker >> 4 {
         case 0xA, 0xC:
             let (count, refs) = try containerCount(index, marker: marker, at: start)
-            try countValues(count, at: refs)
-            try enterContainer(index, at: refs)
+            if !again { try countValues(count, at: refs) }
+            try enterContainer(index, at: refs, again: again)
             frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, base: valueBase, isDictionary: false)
             return nil
         case 0xD:
             let (count, refs) = try containerCount(index, marker: marker, at: start)
-            try countValues(count, at: refs)
-            try enterContainer(index, at: refs)
+            if !again { try countValues(count, at: refs) }
+            try enterContainer(index, at: refs, again: again)
             // Keys first, in file order, so the layout walk matches the file's reference order;
             // they are strings, so decoding them never descends.
             frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, base: valueBase, isDictionary: true)
-            for i in 0..<count {
-                let keyBytes = try decodeKey(referencedAt: refs + i * trailer.objectRefSize)
-                frame.expanded.bytes = frame.expanded.bytes.saturatingAdd(keyBytes)
+            if keepsKeys(ofDictionaryWith: count) {
+                for i in 0..<count {
+                    let keyBytes = try decodeKey(referencedAt: refs + i * trailer.objectRefSize)
+                    frame.expanded.bytes = frame.expanded.bytes.saturatingAdd(keyBytes)
+                }
+            } else {
+                values.reserve(2 * count)
+                for i in 0..<count {
+                    let keyBytes = try decodeUnkeptKey(referencedAt: refs + i * trailer.objectRefSize, onto: &values)
+                    frame.expanded.bytes = frame.expanded.bytes.saturatingAdd(keyBytes)
+                }
+                frame.base = values.count
             }
             return nil
         default:
@@ -227,7 +250,9 @@ struct BinaryObjectScanner: ~Copyable {
             keys.reserveCapacity(frame.count)
             // Two loops rather than one with a branch per key, which every dictionary would pay.
             var distinct: Bool
-            if keyClasses.classifies(count: frame.count, firstKey: frame.count > 0 ? key(0, of: frame) : 0) {
+            if !keepsKeys(ofDictionaryWith: frame.count) {
+                distinct = stackedKeys(of: frame, values: &values, into: &keys, keyClasses: &keyClasses)
+            } else if keyClasses.classifies(count: frame.count, firstKey: frame.count > 0 ? key(0, of: frame) : 0) {
                 keyClasses.beginDictionary(count: frame.count)
                 distinct = true
                 for i in 0..<frame.count {
@@ -271,6 +296,7 @@ struct BinaryObjectScanner: ~Copyable {
             if keepsLayout && repeated {
                 noteRepeatedKeys(count: frame.count, refsAt: frame.refs, walkPosition: frame.walkIndex)
             }
+            if !keepsKeys(ofDictionaryWith: frame.count) { values.dropLast(frame.count) }
             value = .dictionary(dictionary)
         } else {
             value = .array(values.popArray(from: frame.base))
@@ -279,9 +305,47 @@ struct BinaryObjectScanner: ~Copyable {
             walkExtents[frame.walkIndex] = UInt32(truncatingIfNeeded: walkObjects.count - frame.walkIndex)
         }
         depth -= 1
-        objects.cache(frame.index, value, size: frame.expanded)
+        // A plain read keeps a container from its second reference on: most are referenced
+        // once, and keeping one costs a retain, a release and a slot. Decoding a container again
+        // at its second reference, whose own children are kept by then, costs at most one more
+        // decode of each object, so shared references still cost linear time. A lossless read
+        // keeps every container at once: its walk notes a shared container as one leaf.
+        if keepsLayout || objects.state(frame.index) == .reopened {
+            objects.cache(frame.index, value, size: frame.expanded)
+        } else {
+            objects.setState(frame.index, .builtOnce)
+        }
         deliveredSize = frame.expanded
         return value
+    }
+
+    /// Whether the key objects of a dictionary of `count` entries are kept in their slots at
+    /// their first use (see ``decodeUnkeptKey(referencedAt:onto:)``).
+    @inline(__always)
+    private func keepsKeys(ofDictionaryWith count: Int) -> Bool {
+        keepsLayout || count <= BinaryKeyClasses.largestAlwaysClassified
+    }
+
+    /// Moves the keys of the dictionary `frame` describes, whose key objects are not kept, from
+    /// below its values on the value stack into `keys`, leaving their places empty for the
+    /// caller to drop once the values are taken; returns whether the key classes prove the keys
+    /// distinct.
+    @inline(never)
+    private func stackedKeys(
+        of frame: Frame, values: inout PlistValueStack, into keys: inout [String], keyClasses: inout BinaryKeyClasses
+    ) -> Bool {
+        let keyBase = frame.base - frame.count
+        for i in 0..<frame.count {
+            guard case .string(let text) = values.take(at: keyBase + i) else { preconditionFailure("a dictionary key that is not a string") }
+            keys.append(text)
+        }
+        guard keyClasses.classifies(count: frame.count, firstKey: frame.count > 0 ? key(0, of: frame) : 0) else {
+            for i in 0..<frame.count { keyClasses.markUsedUnclassified(key(i, of: frame)) }
+            return false
+        }
+        keyClasses.beginDictionary(count: frame.count)
+        for i in 0..<frame.count where !keyClasses.admit(key(i, of: frame), text: keys[i]) { return false }
+        return true
     }
 
     /// The object number of the `i`th key of the dictionary `frame` describes.
@@ -357,13 +421,13 @@ struct BinaryObjectScanner: ~Copyable {
     }
 
     @inline(never)
-    private mutating func enterContainer(_ index: Int, at position: Int) throws(PlistError) {
+    private mutating func enterContainer(_ index: Int, at position: Int, again: Bool) throws(PlistError) {
         depth += 1
         guard depth <= limits.maxDepth else {
             throw BinaryTrailer.error(
                 .depthLimit, at: position, limits.message(exceeding: .depth))
         }
-        objects.setState(index, .open)
+        objects.setState(index, again ? .reopened : .open)
     }
 
     /// Records the file's key order and the values a repeated key hid, so the writer can bring
@@ -390,7 +454,7 @@ struct BinaryObjectScanner: ~Copyable {
                 if let start = try? lookup.offset(ofObject: object), let value = try? scalar(object, at: start) {
                     hidden[i] = value
                 }
-            case .unseen, .open: break
+            case .unseen, .open, .reopened, .builtOnce: break
             }
         }
         repeatedKeys[UInt32(truncatingIfNeeded: walkPosition)] = BinaryLayout.RepeatedKeys(keys: keys, hiddenValues: hidden)
@@ -422,6 +486,35 @@ struct BinaryObjectScanner: ~Copyable {
         guard objects.isCachedString(key) else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
         if keepsLayout, case .string(let text) = objects.value(key) { noteKeyText(key, text) }
         return objects.size(key).bytes
+    }
+
+    /// Decodes a key as ``decodeKey(referencedAt:)`` does, for a dictionary of more than
+    /// ``BinaryKeyClasses/largestAlwaysClassified`` entries in a plain read, and pushes its text
+    /// on `values`, below the dictionary's values. The key object is kept from its second use on,
+    /// as a value string is: the keys of a dictionary of thousands are mostly its own, used once,
+    /// and keeping each cost a retain, a release and a slot.
+    @inline(never)
+    private mutating func decodeUnkeptKey(referencedAt position: Int, onto values: inout PlistValueStack) throws(PlistError) -> Int {
+        let key = try lookup.reference(at: position)
+        let state = objects.state(key)
+        if state == .cached {
+            guard objects.isCachedString(key) else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
+            values.push(objects.value(key))
+            return objects.size(key).bytes
+        }
+        let keyStart = try lookup.offset(ofObject: key)
+        try area.requireStringKey(key, at: keyStart, referencedAt: position)
+        let decoded: PlistValue
+        if state == .decodedOnce {
+            decoded = try keptScalar(key, at: keyStart)
+        } else {
+            try countValues(1, at: keyStart)
+            decoded = try scalar(key, at: keyStart)
+            objects.setState(key, .decodedOnce)
+        }
+        guard case .string(let text) = decoded else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
+        values.push(decoded)
+        return text.utf8.count
     }
 
     /// Records the text of an object used as a key. The first use as a key records it, also for

@@ -18,24 +18,30 @@
 struct BinaryObjectSlots: ~Copyable {
     /// How far the decode has got with one object.
     ///
-    /// Containers are kept once decoded: a container must not be decoded twice (a file of shared
-    /// references would expand exponentially). Strings and data own storage that references
-    /// should share, but most are referenced once, and keeping one costs a retain, a slot and a
-    /// release: they are kept from their second reference on (dictionary keys from their first,
-    /// since the key checks read them from the slot). Numbers, booleans, dates, UIDs and null are
-    /// decoded again at each further reference, which costs less than keeping them.
+    /// Containers, strings and data own storage that further references should share, but most
+    /// objects are referenced once, and keeping one costs a retain, a slot and a release: they
+    /// are kept from their second reference on, which decodes them again (for a container, with
+    /// its children kept by then, so no object is decoded more than twice and a file of shared
+    /// references cannot expand exponentially). Numbers, booleans, dates, UIDs and null are
+    /// decoded again at each further reference, which costs less than keeping them. A lossless
+    /// read keeps containers and keys at once (see ``BinaryObjectScanner``).
     enum State: UInt8 {
         /// Not reached from the top object (yet).
         case unseen
         /// A container on the current path, being decoded: meeting it again is a cycle.
         case open
+        /// A container on the current path, being decoded for the second time, to be kept: meeting
+        /// it again is a cycle.
+        case reopened
         /// Decoded, its value kept in the slot.
         case cached
         /// A scalar that was decoded and validated once and is not kept.
         case scalar
-        /// A string or data object decoded once, as a value, and not kept: the next reference
-        /// decodes it again and keeps it.
+        /// A string or data object decoded once, as a value or key, and not kept: the next
+        /// reference decodes it again and keeps it.
         case decodedOnce
+        /// A container decoded once and not kept: the next reference decodes it again and keeps it.
+        case builtOnce
     }
 
     private struct Slot {

@@ -37,7 +37,7 @@ import Foundation
 /// refuses more), so every reference fits a `UInt32` and every object number a uniquing slot.
 struct BinaryPlainEncoder: ~Copyable {
     /// One object of the output, in sixteen bytes.
-    private struct Object {
+    struct Object {
         /// A container's first reference in `references`, a scalar's first byte in
         /// `scalarBytes`, or a large data object's payload in `largeData`.
         var first: Int
@@ -75,6 +75,8 @@ struct BinaryPlainEncoder: ~Copyable {
     private var recentStrings = BinaryRecentObjects(bits: 9)
     /// The objects of short scalars met recently, by encoding (see ``shortScalarObject(_:)``).
     private var recentScalars = BinaryRecentObjects(bits: 8)
+    /// The encodings and hashes of the children ``prefetchUniquing(of:index:)`` looked at.
+    private var lookedAhead = BinaryShortScalarLookahead()
 
     init(limits: PlistLimits) {
         maxDepth = limits.maxDepth
@@ -110,11 +112,21 @@ struct BinaryPlainEncoder: ~Copyable {
         var depth: Int
         /// Whether the children's uniquing buckets are touched ahead of time.
         var prefetching: Bool
+        /// Counts taken before a child, from which ``reserveForSiblings(in:)`` tells what the
+        /// siblings after it will need: the objects listed before the first child, then the
+        /// distinct scalars before the second, with their bytes in `sampleBytesMark` (negative
+        /// until the first child has been sampled).
+        var sampleMark: Int
+        var sampleBytesMark = -1
     }
 
     /// How many keys ahead ``numberKeysLookingAhead(_:referencesAt:)`` touches the uniquing
     /// table: enough to cover a cache miss with the work of the keys in between.
     private static let lookahead = 6
+
+    /// The fewest children for which a container's first two are taken as a sample of the rest
+    /// (see ``reserveForSiblings(in:)``).
+    private static let sampledChildren = 16
 
     /// Numbers the objects, lists them and records the references.
     ///
@@ -130,11 +142,19 @@ struct BinaryPlainEncoder: ~Copyable {
             guard i < frame.count else {
                 guard stack.count > 0 else { return }
                 frame = stack.popLast()
+                // Back from a container child: sampled if it was the first or second child.
+                if UInt(bitPattern: frame.next &- 1) < 2 && frame.count >= Self.sampledChildren { reserveForSiblings(in: &frame) }
                 continue
             }
             frame.next = i + 1
-            if frame.prefetching && i + Self.lookahead < frame.count {
-                prefetchUniquing(of: frame.children + i + Self.lookahead)
+            if frame.prefetching {
+                if i + Self.lookahead < frame.count {
+                    prefetchUniquing(of: frame.children + i + Self.lookahead, index: i + Self.lookahead)
+                }
+                if let ahead = lookedAhead.entry(of: frame.children + i, index: i) {
+                    references[frame.firstReference + i] = try uniquedShortScalarObject(ahead.pointee.encoding, hash: ahead.pointee.hash)
+                    continue
+                }
             }
             let (object, children) = try visit(frame.children + i, depth: frame.depth + 1)
             references[frame.firstReference + i] = object
@@ -195,19 +215,27 @@ struct BinaryPlainEncoder: ~Copyable {
             try enter(depth: depth, holding: count)
             containerMarkerBytes += Self.markerSize(count: count)
             guard let elements else { return (object, nil) }
-            references.push(repeating: 0, count: count)
+            references.pushUnfilled(count: count)
+            let prefetching = count >= 64 && uniqued.isLarge
+            if prefetching { lookedAhead.prepare() }
             return (object, Frame(
                 children: elements, count: count, firstReference: first, depth: depth,
-                prefetching: count >= 64 && uniqued.isLarge))
+                prefetching: prefetching, sampleMark: objects.count))
         case .dictionary(let keys, let values, let count):
             let first = references.count
             let object = try newObject(Object(kind: Object.dictionary, first: first, count: 2 * count))
             try enter(depth: depth, holding: count)
             containerMarkerBytes += Self.markerSize(count: count)
             guard let keys, let values else { return (object, nil) }
-            references.push(repeating: 0, count: 2 * count)
+            references.pushUnfilled(count: 2 * count)
+            // A dictionary's keys are distinct, and mostly new objects when there are many.
+            if count >= Self.sampledChildren {
+                uniqued.reserve(capacity: uniqued.count + count)
+                objects.reserve(count)
+            }
             let prefetching = count >= 64 && uniqued.isLarge
             if prefetching {
+                lookedAhead.prepare()
                 try numberKeysLookingAhead(UnsafeBufferPointer(start: keys, count: count), referencesAt: first)
             } else {
                 for i in 0..<count {
@@ -215,7 +243,8 @@ struct BinaryPlainEncoder: ~Copyable {
                 }
             }
             return (object, Frame(
-                children: values, count: count, firstReference: first + count, depth: depth, prefetching: prefetching))
+                children: values, count: count, firstReference: first + count, depth: depth, prefetching: prefetching,
+                sampleMark: objects.count))
         case .string(let representation):
             return (try stringObject(representation) {
                 guard case .string(let string) = value.pointee else { preconditionFailure("a string node holds a string") }
@@ -276,22 +305,63 @@ struct BinaryPlainEncoder: ~Copyable {
 
     /// Touches the uniquing bucket of a number or date a few children ahead in a large container
     /// while the table is past the nearer caches: its probe is a cache miss as soon as most of
-    /// them are distinct, as in long series of measurements. Booleans and null are few and their
+    /// them are distinct, as in long series of measurements. The encoding and hash are kept for
+    /// the child's turn (see ``BinaryShortScalarLookahead``). Booleans and null are few and their
     /// buckets stay cached; strings would be hashed twice, which cost more than the touch saved.
+    ///
+    /// Mutating only so that the encoder is passed by reference: as a borrowing method it was
+    /// called on a copy of the whole encoder, a `memcpy` per child.
     @inline(__always)
-    private func prefetchUniquing(of value: UnsafePointer<PlistValue>) {
+    private mutating func prefetchUniquing(of value: UnsafePointer<PlistValue>, index: Int) {
         if case .short(let encoding) = Node(value), encoding.length > 1 {
-            uniqued.prefetch(hash: encoding.hash(seed: uniqued.seed))
+            let hash = encoding.hash(seed: uniqued.seed)
+            uniqued.prefetch(hash: hash)
+            lookedAhead.remember(encoding, hash: hash, of: value, index: index)
         }
+    }
+
+    /// Makes room for the siblings still to come in a container of many children whose first
+    /// child (and then second) was a container just finished, taking them as a sample: the
+    /// first child's objects and references for each sibling after it (every occurrence is
+    /// listed), then the second's new distinct scalars and their bytes (the first child's are
+    /// mostly keys and values the others repeat). The lists and the uniquing table then grow
+    /// once per large container instead of at every doubling, which copied the lists and
+    /// rehashed the table about once over (a tenth of writing a series of 300,000 numbers).
+    /// Children that are scalars are not sampled: they add one object each at most. A sample
+    /// that overstates the rest reserves room that stays unused; each reservation is capped so
+    /// that this stays bounded.
+    @inline(never)
+    private mutating func reserveForSiblings(in frame: inout Frame) {
+        let siblings = frame.count - frame.next
+        if frame.next == 1 {
+            objects.reserve(Self.extrapolated(objects.count - frame.sampleMark, times: siblings, cap: 1 << 20))
+            // The container's own references end where its first child's begin.
+            let referencesBefore = frame.firstReference + frame.count
+            references.reserve(Self.extrapolated(references.count - referencesBefore, times: siblings, cap: 1 << 20))
+            frame.sampleMark = uniqued.count
+            frame.sampleBytesMark = scalarBytes.count
+        } else if frame.sampleBytesMark >= 0 {
+            // Only a sample promising many doublings is acted on: one or two cost about what a
+            // reservation does, and the second child's new scalars may be ones the rest repeat.
+            let newScalars = Self.extrapolated(uniqued.count - frame.sampleMark, times: siblings, cap: 1 << 20)
+            if newScalars > 4 * uniqued.count { uniqued.reserve(capacity: uniqued.count + newScalars) }
+            scalarBytes.reserve(Self.extrapolated(scalarBytes.count - frame.sampleBytesMark, times: siblings, cap: 1 << 24))
+        }
+    }
+
+    /// `perChild` times `siblings`, but no more than `cap` or `siblings`, whichever is larger.
+    private static func extrapolated(_ perChild: Int, times siblings: Int, cap: Int) -> Int {
+        let limit = max(cap, siblings)
+        return perChild > limit / max(siblings, 1) ? limit : perChild * siblings
     }
 
     /// The object of a scalar with a short encoding: first asked of the recent scalars, where a
     /// number repeated across records (a version, a flag, a small count) is found by its two
-    /// words. Once the uniquing table is past the nearer caches, most scalars are distinct and
-    /// the recent ones would nearly always miss, so only the table is asked.
+    /// words. Once the uniquing table holds many scalars, most scalars are distinct and the
+    /// recent ones would nearly always miss, so only the table is asked.
     @inline(__always)
     private mutating func shortScalarObject(_ encoding: BinaryShortEncoding) throws(PlistError) -> UInt32 {
-        guard !uniqued.isLarge else { return try uniquedShortScalarObject(encoding) }
+        guard !uniqued.holdsMany else { return try uniquedShortScalarObject(encoding) }
         // Equal words are an equal encoding: a repeat takes the object the table gave the first.
         let slot = recentScalars.slot(encoding.low, encoding.high)
         if let object = recentScalars.object(at: slot, encoding.low, encoding.high) {
@@ -314,6 +384,14 @@ struct BinaryPlainEncoder: ~Copyable {
         scalarBytes.append(encoding.low, encoding.high, count: encoding.length)
         return try uniquedObject(
             encodedFrom: start, listingRepeats: encoding.listsRepeats, fastHash: { seed, _ in encoding.hash(seed: seed) })
+    }
+
+    /// The object of a scalar with a short encoding whose fast hash was taken ahead of time,
+    /// from the uniquing table.
+    private mutating func uniquedShortScalarObject(_ encoding: BinaryShortEncoding, hash: Int) throws(PlistError) -> UInt32 {
+        let start = scalarBytes.count
+        scalarBytes.append(encoding.low, encoding.high, count: encoding.length)
+        return try uniquedObject(encodedFrom: start, listingRepeats: encoding.listsRepeats, fastHash: { _, _ in hash })
     }
 
     /// The object of a string or data value, or of an integer too large for a short encoding:
@@ -473,80 +551,5 @@ struct BinaryPlainEncoder: ~Copyable {
         out.appendBinaryTrailer(
             offsetSize: offsetSize, refSize: refSize, objectCount: objectCount, topObject: 0, tableOffset: tableOffset)
         return out
-    }
-
-    /// Writes every object and its offset into `area`, which starts at file offset 8 and holds
-    /// the objects and, from `tableAt` on, the offset table.
-    ///
-    /// A scalar lands at its place in `scalars` moved by the container and large data bytes
-    /// written before it (`containerBytes`); the scalars between two such objects are copied
-    /// together when the next one (or the end) is reached. Every store is of the exact width, or
-    /// spills only onto bytes written after it, so nothing written is overwritten.
-    private static func writeObjects(
-        _ objects: UnsafeBufferPointer<Object>, references: UnsafeBufferPointer<UInt32>,
-        scalars: UnsafeBufferPointer<UInt8>, largeData: borrowing BinaryLargeDataTable?, refSize: Int, offsetSize: Int,
-        into area: UnsafeMutableRawPointer, tableAt tableStart: Int
-    ) {
-        var containerBytes = 0
-        var scalarEnd = 0
-        var copied = 0
-        var entry = area + tableStart
-        func copyScalars(upTo end: Int) {
-            guard end > copied, let base = scalars.baseAddress else { return }
-            (area + copied + containerBytes).copyMemory(from: base + copied, byteCount: end - copied)
-            copied = end
-        }
-        for object in objects {
-            let offset: Int
-            if object.kind == Object.scalar {
-                offset = 8 + object.first + containerBytes
-                scalarEnd = object.first + object.count
-            } else if object.kind == Object.largeData {
-                copyScalars(upTo: scalarEnd)
-                offset = 8 + scalarEnd + containerBytes
-                // Never nil: a large data object was listed through the table.
-                containerBytes += largeData!.write(object.first, to: area + (offset - 8))
-            } else {
-                copyScalars(upTo: scalarEnd)
-                offset = 8 + scalarEnd + containerBytes
-                let start = area + (offset - 8)
-                var p = start
-                let isArray = object.kind == Object.array
-                let entries = isArray ? object.count : object.count / 2
-                let type: UInt8 = isArray ? 0xA : 0xD
-                if entries < 15 {
-                    p.storeBytes(of: type << 4 | UInt8(entries), as: UInt8.self)
-                    p += 1
-                } else {
-                    // Sixteen bytes stored for at most ten: the rest lies where the container's
-                    // fifteen or more references are written next.
-                    let marker = BinaryExtendedMarker(type: type, count: entries)
-                    marker.store(at: p)
-                    p += marker.length
-                }
-                for reference in references[object.first..<object.first + object.count] {
-                    p.storeBigEndian(UInt64(reference), width: refSize)
-                    p += refSize
-                }
-                containerBytes += p - start
-            }
-            entry.storeBigEndian(UInt64(offset), width: offsetSize)
-            entry += offsetSize
-        }
-        copyScalars(upTo: scalars.count)
-    }
-}
-
-extension UnsafeMutableRawPointer {
-    /// Stores the low `width` bytes (1, 2, 4 or 8) of `value` here, most significant first, and
-    /// nothing past them.
-    @inline(__always)
-    func storeBigEndian(_ value: UInt64, width: Int) {
-        switch width {
-        case 1: storeBytes(of: UInt8(truncatingIfNeeded: value), as: UInt8.self)
-        case 2: storeBytes(of: UInt16(truncatingIfNeeded: value).bigEndian, as: UInt16.self)
-        case 4: storeBytes(of: UInt32(truncatingIfNeeded: value).bigEndian, as: UInt32.self)
-        default: storeBytes(of: value.bigEndian, as: UInt64.self)
-        }
     }
 }

@@ -109,6 +109,20 @@ struct ScalarUniquingTable: ~Copyable {
         }
     }
 
+    /// Makes room for `capacity` scalars in all, so that a caller that can tell how many are
+    /// coming rebuilds the table once rather than at every doubling on the way there.
+    mutating func reserve(capacity: Int) {
+        guard 2 * capacity > bucketCount else { return }
+        var size = bucketCount
+        while size < 2 * capacity { size &*= 2 }
+        rebuild(size: size) { $0 }
+    }
+
+    /// Whether the table holds as many scalars as make its buckets, grown by doubling, too many
+    /// for the nearer caches (see ``isLarge``): a count rather than a size, since a table
+    /// reserved ahead is large long before it holds many.
+    var holdsMany: Bool { count > 1 << 13 }
+
     /// Whether the buckets are too many to stay in the processor's nearer caches (256 KB and
     /// more), so that touching a probe's bucket ahead of time pays.
     var isLarge: Bool { bucketCount >= 1 << 15 }

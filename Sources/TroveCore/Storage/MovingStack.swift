@@ -95,6 +95,21 @@ struct MovingStack<Element>: ~Copyable {
         }
     }
 
+    /// Moves the element at `position` out, leaving its place uninitialized until
+    /// ``dropLast(_:)`` removes it with the places above it; nothing else may touch it before.
+    @inline(__always)
+    mutating func take(at position: Int) -> Element {
+        precondition(position >= 0 && position < count, "moving stack index out of range")
+        return (base + position).move()
+    }
+
+    /// Removes the top `n` places, which ``take(at:)`` emptied, without deinitializing them.
+    @inline(__always)
+    mutating func dropLast(_ n: Int) {
+        precondition(n >= 0 && n <= count, "moving stack drop out of range")
+        count -= n
+    }
+
     /// Calls `body` with the elements, bottom first.
     func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) -> R) -> R {
         body(UnsafeBufferPointer(start: base, count: count))
@@ -120,6 +135,18 @@ struct MovingStack<Element>: ~Copyable {
         count = start
         for i in 0..<n { array.append((base + start + i).move()) }
         return array
+    }
+}
+
+extension MovingStack where Element: BitwiseCopyable {
+    /// Pushes `n` elements left as the memory happens to hold them, for a caller that stores
+    /// every one of them before it reads any: filling them first cost a `memset` call per
+    /// container in the binary writer's list of references. Elements of a bitwise-copyable type
+    /// need no deinitialization, so the stack's invariant holds whatever they contain.
+    @inline(__always)
+    mutating func pushUnfilled(count n: Int) {
+        reserve(n)
+        count += n
     }
 }
 

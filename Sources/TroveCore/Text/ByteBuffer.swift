@@ -185,6 +185,11 @@ struct ByteBuffer: ~Copyable {
         count += n
     }
 
+    /// Makes room for `n` more bytes at once.
+    mutating func reserve(_ n: Int) {
+        if n > capacity - count { grow(toHold: count + n) }
+    }
+
     /// Appends `n` bytes that `body` writes: it must initialize all of them.
     mutating func appendUninitialized(count n: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         guard n > 0 else { return }

@@ -38,6 +38,11 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
         return layout
     }
 
+    /// Makes room for the shapes of `count` containers.
+    mutating func reserveShapes(_ count: Int) {
+        shapes.reserveCapacity(count)
+    }
+
     mutating func giveUp() {
         isCanonical = false
         shapes.removeAll()
@@ -97,36 +102,6 @@ struct XMLCanonicalLayoutCheck: ~Copyable {
     private mutating func check(_ p: UnsafePointer<UInt8>, count: Int, areExactly expected: [UInt8]) {
         guard count == expected.count, expected.withUnsafeBufferPointer({ memcmp(p, $0.baseAddress!, count) == 0 }) else {
             return giveUp()
-        }
-    }
-
-    /// Checks the gap before the element or end tag at `tagStart` at `depth`: a newline and
-    /// `depth` tabs. The scanner reaches a tag only over whitespace from the `>` of the markup
-    /// before it, so the gap is exactly that when that `>` stands right before the newline.
-    /// Up to six tabs, the `>`, the newline and the tabs are one word compared under a mask.
-    @inline(__always)
-    mutating func checkGap(before tagStart: Int, in p: UnsafePointer<UInt8>, depth: Int) {
-        if depth <= 6, tagStart >= 8 {
-            // The eight bytes before the tag as a little-endian word: `>`, the newline and the
-            // tabs fill its top `depth + 2` bytes.
-            let tabs: UInt64 = 0x0909_0909_0909_0909
-            let width = UInt64(depth + 2) * 8
-            let mask: UInt64 = ~0 &<< (64 - width)
-            let expected = (tabs & mask) & ~(0xFFFF &<< (64 - width)) | 0x0A3E &<< (64 - width)
-            let word = UInt64(littleEndian: UnsafeRawPointer(p + tagStart - 8).loadUnaligned(as: UInt64.self))
-            if word & mask != expected { giveUp() }
-            return
-        }
-        let newline = tagStart - depth - 1
-        guard newline >= 1, p[newline - 1] == UInt8(ascii: ">"), p[newline] == 0x0A else { return giveUp() }
-        var k = newline + 1
-        while k + 8 <= tagStart {
-            if UnsafeRawPointer(p + k).loadUnaligned(as: UInt64.self) != 0x0909_0909_0909_0909 { return giveUp() }
-            k += 8
-        }
-        while k < tagStart {
-            if p[k] != 0x09 { return giveUp() }
-            k += 1
         }
     }
 

@@ -75,7 +75,13 @@ struct XMLCommonSubsetScanner: ~Copyable {
     static func read(_ b: UnsafeBufferPointer<UInt8>, limits: PlistLimits, checkingLayout: Bool = false) -> Outcome? {
         guard let base = b.baseAddress, b.count > 0 else { return nil }
         var scanner = XMLCommonSubsetScanner(b, base: base, limits: limits)
-        if !checkingLayout { scanner.layoutCheck.giveUp() }
+        if checkingLayout {
+            // About one container in 256 bytes of a typical document: room for the shapes of a
+            // small one at once, and a start for a large one.
+            scanner.layoutCheck.reserveShapes(min(b.count / 256, 4096) + 4)
+        } else {
+            scanner.layoutCheck.giveUp()
+        }
         guard scanner.skipProlog(), scanner.readRoot(), let value = scanner.result else { return nil }
         var layout: XMLLayout?
         if scanner.layoutCheck.isCanonical, !scanner.hasRepeatedKeys, !scanner.layoutIsUnreliable, scanner.rootValueEnd >= 0 {
@@ -189,9 +195,53 @@ struct XMLCommonSubsetScanner: ~Copyable {
             }
             if result != nil { return true }
             // Only whitespace may stand between the elements of a container.
-            skipSpace()
+            if layoutCheck.isCanonical, containerDepth > 0 {
+                skipCheckedGap()
+            } else {
+                skipSpace()
+            }
             guard i < n else { return false }
         }
+    }
+
+    /// Skips the whitespace after the markup that ended at `i` (always with a `>`) inside a
+    /// container while the layout is checked, and checks it on the way: canonically it is a
+    /// newline and one tab per level of the tag that follows, which is the container's depth
+    /// for an element and one less for its end tag. Counting the tabs a word at a time is both
+    /// the skip and the check, so a lossless read does not walk the gap twice; the start and end
+    /// tags then need no gap check of their own. Kept out of line: inlined, it crowded the plain
+    /// read's whitespace loop beside it.
+    @inline(never)
+    private mutating func skipCheckedGap() {
+        let p = self.p, n = self.n, start = i
+        guard start < n, p[start] == 0x0A else { return skipGap(notCanonicalFrom: start) }
+        var k = start + 1
+        var sawOther = false
+        while n - k >= 8 {
+            let other = UnsafeRawPointer(p + k).loadUnaligned(as: UInt64.self) ^ 0x0909_0909_0909_0909
+            if other != 0 {
+                // Little-endian: the lowest byte that is not a tab comes first.
+                k += UInt64(littleEndian: other).trailingZeroBitCount >> 3
+                sawOther = true
+                break
+            }
+            k += 8
+        }
+        if !sawOther {
+            while k < n, p[k] == 0x09 { k += 1 }
+        }
+        guard n - k >= 2, p[k] == UInt8(ascii: "<") else { return skipGap(notCanonicalFrom: k) }
+        let depth = p[k + 1] == UInt8(ascii: "/") ? containerDepth - 1 : containerDepth
+        guard k - start - 1 == depth else { return skipGap(notCanonicalFrom: k) }
+        i = k
+    }
+
+    /// The rest of a gap that is not canonical, from `k`: the check gives up.
+    @inline(never)
+    private mutating func skipGap(notCanonicalFrom k: Int) {
+        layoutCheck.giveUp()
+        i = k
+        skipSpace()
     }
 
     /// Reads the start tag at `i`; a scalar is read to its end tag, a container is opened.
@@ -261,10 +311,8 @@ struct XMLCommonSubsetScanner: ~Copyable {
 
     /// Reads the end tag at `i`, which must close the innermost container.
     private mutating func closeContainer() -> Bool {
+        // `skipCheckedGap` checked the gap before the end tag.
         guard let frame = frames.last, let width = endTag(of: frame.kind, at: i) else { return false }
-        if layoutCheck.isCanonical, frame.kind != .plist {
-            layoutCheck.checkGap(before: i, in: p, depth: containerDepth - 1)
-        }
         i += width
         frames.removeLast()
         switch frame.kind {
@@ -299,17 +347,16 @@ struct XMLCommonSubsetScanner: ~Copyable {
         }
     }
 
-    /// The layout check at the start tag at `tagStart` of a value element or key: its gap (or,
-    /// for the root value, the prolog) and its tag form. Returns the element's node number.
+    /// The layout check at the start tag at `tagStart` of a value element or key: for the root
+    /// value, the prolog; for every one, its tag form. Returns the element's node number.
     @inline(__always)
     private mutating func checkElementStart(_ kind: XMLElementKind, at tagStart: Int, isEmpty: Bool, isDictionaryKey: Bool) -> Int {
+        // Inside a container, `skipCheckedGap` checked the gap before the tag.
         if containerDepth == 0 {
             // The root value; a scalar root is left to the layout scanner, which takes the
             // document's indentation from the text after the root's start tag.
             if !kind.isContainer { layoutCheck.giveUp() }
             layoutCheck.checkProlog(p, count: tagStart)
-        } else {
-            layoutCheck.checkGap(before: tagStart, in: p, depth: containerDepth)
         }
         switch kind {
         case .true, .false: if !isEmpty { layoutCheck.giveUp() }
@@ -367,12 +414,30 @@ struct XMLCommonSubsetScanner: ~Copyable {
                     value = .integer(n)
                     if layoutCheck.isCanonical { layoutCheck.checkInteger(text, n, node: node) }
                 case .real:
-                    let r = try XMLScalarSyntax.parseReal(text)
-                    value = .real(PlistReal(r))
-                    if layoutCheck.isCanonical { layoutCheck.checkReal(text, r, node: node) }
+                    if layoutCheck.isCanonical {
+                        var isCanonical: Bool?
+                        let r = try XMLScalarSyntax.parseReal(text, isCanonical: &isCanonical)
+                        value = .real(PlistReal(r))
+                        switch isCanonical {
+                        case true?: break
+                        case false?: layoutCheck.noteContent(text, of: value, node: node)
+                        case nil: layoutCheck.checkReal(text, r, node: node)
+                        }
+                    } else {
+                        value = .real(PlistReal(try XMLScalarSyntax.parseReal(text)))
+                    }
                 case .date:
-                    value = .date(try XMLScalarSyntax.parseDate(text))
-                    if layoutCheck.isCanonical { layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node) }
+                    if layoutCheck.isCanonical {
+                        var isCanonical: Bool?
+                        value = .date(try XMLScalarSyntax.parseDate(text, isCanonical: &isCanonical))
+                        switch isCanonical {
+                        case true?: break
+                        case false?: layoutCheck.noteContent(text, of: value, node: node)
+                        case nil: layoutCheck.checkContent(text, of: value, depth: containerDepth, node: node)
+                        }
+                    } else {
+                        value = .date(try XMLScalarSyntax.parseDate(text))
+                    }
                 default:
                     if layoutCheck.isCanonical {
                         var slowBytes = 0

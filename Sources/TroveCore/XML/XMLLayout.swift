@@ -125,6 +125,11 @@ struct XMLContainerShapes: Sendable {
         entries.removeLast()
     }
 
+    /// Makes room for `count` shapes.
+    mutating func reserveCapacity(_ count: Int) {
+        entries.reserveCapacity(count)
+    }
+
     mutating func removeAll() {
         entries.removeAll()
         isInNodeOrder = true

@@ -1,3 +1,5 @@
+import CTroveFastPaths
+
 /// Parsing of the text inside `<integer>`, `<real>`, `<date>` and `<data>`, following the rules of
 /// CoreFoundation's XML property-list scanner (`CFPropertyList.c`) rather than any stricter
 /// grammar, so that every document Apple reads is read the same way here.
@@ -143,6 +145,23 @@ enum XMLScalarSyntax {
         return value
     }
 
+    /// ``parseReal(_:)`` for a lossless read, also telling in `isCanonical` whether `b` is the
+    /// canonical `%.17g` spelling of the value: true or false when the decimal parser decides it
+    /// on the way, nil when the caller must find out.
+    ///
+    /// Text the decimal parser takes whole is text ``parseReal(_:)`` takes, for the same value:
+    /// it holds no whitespace and no name of a non-finite real, and its grammar is the same.
+    static func parseReal(_ b: UnsafeBufferPointer<UInt8>, isCanonical: inout Bool?) throws(Failure) -> Double {
+        var value = 0.0
+        var answer: Int32 = -1
+        if let base = b.baseAddress, trove_parse_decimal_g17(base, b.count, &value, &answer) != 0 {
+            isCanonical = answer < 0 ? nil : answer == 1
+            return value
+        }
+        isCanonical = nil
+        return try parseReal(b)
+    }
+
     // MARK: Dates
 
     /// Days before the first of each month in a common year; index 13 is the whole year, which
@@ -152,6 +171,23 @@ enum XMLScalarSyntax {
     /// `-?Y*-MM-DDTHH:MM:SSZ`, nothing before or after. Out-of-range fields roll over the way
     /// `CFGregorianDateGetAbsoluteTime` rolls them (February 30 is March 1 or 2).
     static func parseDate(_ b: UnsafeBufferPointer<UInt8>) throws(Failure) -> PlistDate {
+        var unused: Bool?
+        return try parseDate(b, isCanonical: &unused, deciding: false)
+    }
+
+    /// ``parseDate(_:)`` for a lossless read, also telling in `isCanonical` whether `b` is the
+    /// canonical spelling of the date, from the fields the parse read: 20 bytes of in-range
+    /// fields name the whole second the date falls in, which is what the writer spells. Nil
+    /// for other shapes (a year before 1 or of other than four digits), which the caller
+    /// spells to know.
+    static func parseDate(_ b: UnsafeBufferPointer<UInt8>, isCanonical: inout Bool?) throws(Failure) -> PlistDate {
+        try parseDate(b, isCanonical: &isCanonical, deciding: true)
+    }
+
+    @inline(__always)
+    private static func parseDate(
+        _ b: UnsafeBufferPointer<UInt8>, isCanonical: inout Bool?, deciding: Bool
+    ) throws(Failure) -> PlistDate {
         let bad = Failure(code: .badDate, message: "<date> is not in the form YYYY-MM-DDTHH:MM:SSZ")
         var i = 0
         var negative = false
@@ -192,6 +228,14 @@ enum XMLScalarSyntax {
         guard i == b.count, month <= 13 else { throw bad }
         if negative { year = -year }
         let isLeap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        if deciding {
+            if b.count == 20, !negative, yearDigits == 4, year >= 1 {
+                let monthDays: Int64 = month == 2 ? (isLeap ? 29 : 28) : (month == 4 || month == 6 || month == 9 || month == 11 ? 30 : 31)
+                isCanonical = month >= 1 && month <= 12 && day >= 1 && day <= monthDays && hour < 24 && minute < 60 && second < 60
+            } else {
+                isCanonical = nil
+            }
+        }
         var days = CivilTime.days(fromCivil: year, 1, 1) - CivilTime.referenceEpochDays
         days += daysBeforeMonth[Int(month)] + (isLeap && month > 2 ? 1 : 0) + day - 1
         let seconds = Double(days) * 86_400 + Double(hour * 3600 + minute * 60 + second)

@@ -1,0 +1,104 @@
+/// The plain encoder's second pass: every object, its offset and the trailer written straight
+/// into their places in a buffer of the file's exact size (see ``BinaryPlainEncoder/emit()``).
+extension BinaryPlainEncoder {
+    /// Writes every object and its offset into `area`, which starts at file offset 8 and holds
+    /// the objects and, from `tableAt` on, the offset table.
+    ///
+    /// A scalar lands at its place in `scalars` moved by the container and large data bytes
+    /// written before it (`containerBytes`); the scalars between two such objects are copied
+    /// together when the next one (or the end) is reached. Every store is of the exact width, or
+    /// spills only onto bytes written after it, so nothing written is overwritten.
+    static func writeObjects(
+        _ objects: UnsafeBufferPointer<Object>, references: UnsafeBufferPointer<UInt32>,
+        scalars: UnsafeBufferPointer<UInt8>, largeData: borrowing BinaryLargeDataTable?, refSize: Int, offsetSize: Int,
+        into area: UnsafeMutableRawPointer, tableAt tableStart: Int
+    ) {
+        var containerBytes = 0
+        var scalarEnd = 0
+        var copied = 0
+        var entry = area + tableStart
+        func copyScalars(upTo end: Int) {
+            guard end > copied, let base = scalars.baseAddress else { return }
+            (area + copied + containerBytes).copyMemory(from: base + copied, byteCount: end - copied)
+            copied = end
+        }
+        for object in objects {
+            let offset: Int
+            if object.kind == Object.scalar {
+                offset = 8 + object.first + containerBytes
+                scalarEnd = object.first + object.count
+            } else if object.kind == Object.largeData {
+                copyScalars(upTo: scalarEnd)
+                offset = 8 + scalarEnd + containerBytes
+                // Never nil: a large data object was listed through the table.
+                containerBytes += largeData!.write(object.first, to: area + (offset - 8))
+            } else {
+                copyScalars(upTo: scalarEnd)
+                offset = 8 + scalarEnd + containerBytes
+                let start = area + (offset - 8)
+                var p = start
+                let isArray = object.kind == Object.array
+                let entries = isArray ? object.count : object.count / 2
+                let type: UInt8 = isArray ? 0xA : 0xD
+                if entries < 15 {
+                    p.storeBytes(of: type << 4 | UInt8(entries), as: UInt8.self)
+                    p += 1
+                } else {
+                    // Sixteen bytes stored for at most ten: the rest lies where the container's
+                    // fifteen or more references are written next.
+                    let marker = BinaryExtendedMarker(type: type, count: entries)
+                    marker.store(at: p)
+                    p += marker.length
+                }
+                p = storeReferences(
+                    UnsafeBufferPointer(rebasing: references[object.first..<object.first + object.count]), width: refSize, at: p)
+                containerBytes += p - start
+            }
+            entry.storeBigEndian(UInt64(offset), width: offsetSize)
+            entry += offsetSize
+        }
+        copyScalars(upTo: scalars.count)
+    }
+
+    /// Stores `references` big-endian at `p`, `width` bytes each (1, 2 or 4: references are
+    /// `UInt32`s), and returns where they end; a loop per width, so that the width is not
+    /// decided again for every reference.
+    @inline(__always)
+    private static func storeReferences(
+        _ references: UnsafeBufferPointer<UInt32>, width: Int, at start: UnsafeMutableRawPointer
+    ) -> UnsafeMutableRawPointer {
+        var p = start
+        switch width {
+        case 1:
+            for reference in references {
+                p.storeBytes(of: UInt8(truncatingIfNeeded: reference), as: UInt8.self)
+                p += 1
+            }
+        case 2:
+            for reference in references {
+                p.storeBytes(of: UInt16(truncatingIfNeeded: reference).bigEndian, as: UInt16.self)
+                p += 2
+            }
+        default:
+            for reference in references {
+                p.storeBytes(of: reference.bigEndian, as: UInt32.self)
+                p += 4
+            }
+        }
+        return p
+    }
+}
+
+extension UnsafeMutableRawPointer {
+    /// Stores the low `width` bytes (1, 2, 4 or 8) of `value` here, most significant first, and
+    /// nothing past them.
+    @inline(__always)
+    func storeBigEndian(_ value: UInt64, width: Int) {
+        switch width {
+        case 1: storeBytes(of: UInt8(truncatingIfNeeded: value), as: UInt8.self)
+        case 2: storeBytes(of: UInt16(truncatingIfNeeded: value).bigEndian, as: UInt16.self)
+        case 4: storeBytes(of: UInt32(truncatingIfNeeded: value).bigEndian, as: UInt32.self)
+        default: storeBytes(of: value.bigEndian, as: UInt64.self)
+        }
+    }
+}
