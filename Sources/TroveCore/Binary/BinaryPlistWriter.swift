@@ -137,7 +137,7 @@ extension BinaryObjectPlanner {
         for order in 0..<objects.count {
             guard order >= states.count || states[order] != 0 else { continue }
             var object = objects[order]
-            entry.storeBigEndian(anyWidth: UInt64(8 + (p - area) + (runEnd - runStart)), offsetSize)
+            entry.storeBigEndian(anyWidth: UInt64(truncatingIfNeeded: 8 &+ (p - area) &+ (runEnd &- runStart)), offsetSize)
             entry += offsetSize
             var noted = order
             if object.kind == Object.copy {
@@ -150,7 +150,7 @@ extension BinaryObjectPlanner {
                     copyRun()
                     runStart = object.first
                 }
-                runEnd = object.first + object.count
+                runEnd = object.first &+ object.count
                 continue
             }
             copyRun()
