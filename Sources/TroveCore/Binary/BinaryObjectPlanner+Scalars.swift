@@ -27,11 +27,7 @@ extension BinaryObjectPlanner {
                 if UInt8(truncatingIfNeeded: short.low) == encodings[object].marker {
                     let start = encoded.count
                     encoded.append(short.low, short.high, count: short.length)
-                    objects[object] = Object(first: start, short: short)
-                    filledNotedCount &+= 1
-                    scalarBytes &+= short.length
-                    if uniquingBuilt { uniqueClaimed(object) } else { plannedScalars.push(UInt32(truncatingIfNeeded: object)) }
-                    return object
+                    return fill(object, with: Object(first: start, short: short))
                 }
             } else {
                 let held = objects[object]
@@ -119,18 +115,19 @@ extension BinaryObjectPlanner {
             if textMatched && state == PlannedObjects.holdsNotedKeyText { return object }
             return try planStringAgain(key.pointee, notedAt: position, object: object)
         }
-        return try claimKey(key.pointee, object: object, textMatched: textMatched)
+        return try claimString(key.pointee, object: object, textMatched: textMatched)
     }
 
-    /// Plans a key whose noted object `object` is free: it takes the object over when its note
-    /// is a string's.
+    /// Plans a key or string value whose noted object `object` is free: it takes the object over
+    /// when its note is a string's. `textMatched` says the string is a key with the object's
+    /// noted key text.
     @inline(never)
-    mutating func claimKey(_ key: String, object: Int, textMatched: Bool) throws(PlistError) -> Int {
+    mutating func claimString(_ string: String, object: Int, textMatched: Bool) throws(PlistError) -> Int {
         let note = encodings[object]
-        guard note.type >= 0x5 && note.type <= 0x7 else { return try planNewString(key) }
+        guard note.type >= 0x5 && note.type <= 0x7 else { return try planNewString(string) }
         let start = encoded.count
-        let canonical = encoded.appendBinaryString(key, note: note)
-        let order = claimScalar(object, note: note, bytesFrom: start, canonical: canonical) { $0.appendBinaryString(key, note: nil) }
+        let canonical = encoded.appendBinaryString(string, note: note)
+        let order = claimScalar(object, note: note, bytesFrom: start, canonical: canonical) { $0.appendBinaryString(string, note: nil) }
         if textMatched { objects.markHoldingNotedKeyText(object) }
         return order
     }
@@ -138,11 +135,7 @@ extension BinaryObjectPlanner {
     /// Plans a string value noted at walk entry `position`, which names `object`.
     mutating func planString(_ string: String, notedAt position: Int, object: Int, claimed: Bool) throws(PlistError) -> Int {
         if claimed { return try planStringAgain(string, notedAt: position, object: object) }
-        let note = encodings[object]
-        guard note.type >= 0x5 && note.type <= 0x7 else { return try planNewString(string) }
-        let start = encoded.count
-        let canonical = encoded.appendBinaryString(string, note: note)
-        return claimScalar(object, note: note, bytesFrom: start, canonical: canonical) { $0.appendBinaryString(string, note: nil) }
+        return try claimString(string, object: object, textMatched: false)
     }
 
     /// Plans a string whose noted object `object` is already held: the holder when it holds the
@@ -217,15 +210,19 @@ extension BinaryObjectPlanner {
         _ object: Int, note: BinaryLayout.EncodingNote, bytesFrom start: Int, canonical: Bool,
         encodeCanonically: (inout ByteBuffer) -> Void
     ) -> Int {
-        filledNotedCount += 1
         let count = encoded.count - start
-        if canonical {
-            objects[object] = Object(kind: Object.scalar, first: start, count: count)
-        } else {
-            encodeCanonically(&encoded)
-            objects[object] = Object(kind: Object.spelledScalar, first: start, count: count, extra: encoded.count - start - count)
-        }
-        scalarBytes += count
+        if canonical { return fill(object, with: Object(kind: Object.scalar, first: start, count: count)) }
+        encodeCanonically(&encoded)
+        return fill(object, with: Object(kind: Object.spelledScalar, first: start, count: count, extra: encoded.count - start - count))
+    }
+
+    /// Fills in noted object `object` with the scalar `record`, whose bytes are in `encoded`,
+    /// and enters it for uniquing; returns the object.
+    @inline(__always)
+    mutating func fill(_ object: Int, with record: Object) -> Int {
+        objects[object] = record
+        filledNotedCount &+= 1
+        scalarBytes &+= record.count
         if uniquingBuilt { uniqueClaimed(object) } else { plannedScalars.push(UInt32(truncatingIfNeeded: object)) }
         return object
     }

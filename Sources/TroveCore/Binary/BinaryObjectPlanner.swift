@@ -265,15 +265,15 @@ struct BinaryObjectPlanner: ~Copyable {
                 frame = stack.popLast()
                 continue
             }
-            frame.next = i + 1
+            frame.next = i &+ 1
             let position: Int
             if frame.position < frame.end {
                 position = frame.position
-                frame.position += Int(extents[position])
+                frame.position &+= Int(extents[position])
             } else if frame.end >= 0 {
                 position = -1
             } else {
-                position = matchedPositions[frame.position + i]
+                position = matchedPositions[frame.position &+ i]
             }
             let child = frame.values + i
             let reference = frame.firstReference &+ i
@@ -345,21 +345,21 @@ struct BinaryObjectPlanner: ~Copyable {
             throw meter.limits.error(exceeding: exceeded, format: .binary)
         }
         guard depth < maxDepth else { throw Self.depthError(maxDepth) }
-        if claimed { filledNotedCount += 1 }
+        if claimed { filledNotedCount &+= 1 }
         let note: BinaryLayout.EncodingNote? = claimed ? encodings[order] : nil
         let address = Int(bitPattern: value)
         let count = node.count
         var position = 0
         var end = 0
         if subtree >= 0 {
-            position = subtree + 1
-            end = subtree + Int(extents[subtree])
+            position = subtree &+ 1
+            end = subtree &+ Int(extents[subtree])
         }
         guard node.isDictionary else {
             let first = reserveChildren(count)
             let isSet = note?.type == 0xC
             objects[order] = Object(kind: isSet ? Object.set : Object.array, first: first, count: count, extra: address)
-            containerMarkerBytes += Self.markerLength(type: isSet ? 0xC : 0xA, count: count, note: note)
+            containerMarkerBytes &+= Self.markerLength(type: isSet ? 0xC : 0xA, count: count, note: note)
             guard let elements = node.values else { return }
             stack.push(frame)
             frame = Frame(values: elements, count: count, firstReference: first, position: position, end: end)
@@ -377,13 +377,13 @@ struct BinaryObjectPlanner: ~Copyable {
                 return
             }
         }
-        let first = reserveChildren(2 * count)
-        objects[order] = Object(kind: Object.dictionary, first: first, count: 2 * count, extra: address)
-        containerMarkerBytes += Self.markerLength(type: 0xD, count: count, note: note)
+        let first = reserveChildren(2 &* count)
+        objects[order] = Object(kind: Object.dictionary, first: first, count: 2 &* count, extra: address)
+        containerMarkerBytes &+= Self.markerLength(type: 0xD, count: count, note: note)
         guard let keys = node.keys, let values = node.values else { return }
         // The values' notes follow the keys', which span one walk entry each.
-        let valuePosition = Swift.min(position + notedEntries, end)
-        var inner = Frame(values: values, count: count, firstReference: first + count, position: valuePosition, end: end)
+        let valuePosition = Swift.min(position &+ notedEntries, end)
+        var inner = Frame(values: values, count: count, firstReference: first &+ count, position: valuePosition, end: end)
         defer {
             stack.push(frame)
             frame = inner
@@ -465,11 +465,7 @@ struct BinaryObjectPlanner: ~Copyable {
 
     @inline(never)
     static func longMarkerLength(type: UInt8, count: Int, note: BinaryLayout.EncodingNote?) -> Int {
-        if let note, note.type == type, let marker = note.extendedCountMarker {
-            let power = Int(marker & 0x0F)
-            if power >= 3 || count < 1 << (8 << power) { return 2 + (1 << power) }
-        }
-        return count < 15 ? 1 : BinaryExtendedMarker(type: type, count: count).length
+        BinaryExtendedMarker(type: type, count: count, note: note).length
     }
 
     /// Adds the orphan copies the notes list whose original a node took over and whose own

@@ -137,7 +137,7 @@ extension BinaryObjectPlanner {
         for order in 0..<objects.count {
             guard order >= states.count || states[order] != 0 else { continue }
             var object = objects[order]
-            entry.storeBigEndian(anyWidth: UInt64(8 + (p - area) + (runEnd - runStart)), offsetSize)
+            entry.storeBigEndian(anyWidth: UInt64(truncatingIfNeeded: 8 &+ (p - area) &+ (runEnd &- runStart)), offsetSize)
             entry += offsetSize
             var noted = order
             if object.kind == Object.copy {
@@ -150,7 +150,7 @@ extension BinaryObjectPlanner {
                     copyRun()
                     runStart = object.first
                 }
-                runEnd = object.first + object.count
+                runEnd = object.first &+ object.count
                 continue
             }
             copyRun()
@@ -210,27 +210,14 @@ extension BinaryObjectPlanner {
         return p
     }
 
-    /// Stores a container's marker at `p` as ``markerLength(type:count:note:)`` counts it;
-    /// returns where it ends.
+    /// Stores a container's marker at `p` as ``markerLength(type:count:note:)`` counts it, and
+    /// nothing past it; returns where it ends.
     @inline(never)
     private static func storeMarker(
         type: UInt8, count: Int, note: BinaryLayout.EncodingNote?, at p: UnsafeMutableRawPointer
     ) -> UnsafeMutableRawPointer {
-        if let note, note.type == type, let marker = note.extendedCountMarker {
-            let power = Int(marker & 0x0F)
-            if power >= 3 || count < 1 << (8 << power) {
-                p.storeBytes(of: type << 4 | 0x0F, as: UInt8.self)
-                p.storeBytes(of: marker, toByteOffset: 1, as: UInt8.self)
-                (p + 2).storeBigEndian(UInt64(count), width: 1 << power)
-                return p + 2 + (1 << power)
-            }
-        }
-        if count < 15 {
-            p.storeBytes(of: type << 4 | UInt8(count), as: UInt8.self)
-            return p + 1
-        }
-        let marker = BinaryExtendedMarker(type: type, count: count)
-        withUnsafeBytes(of: (marker.low, marker.high)) { bytes in
+        let marker = BinaryExtendedMarker(type: type, count: count, note: note)
+        withUnsafeBytes(of: (marker.low.littleEndian, marker.high.littleEndian)) { bytes in
             // Never nil: a tuple has storage.
             p.copyMemory(from: bytes.baseAddress!, byteCount: marker.length)
         }

@@ -70,7 +70,7 @@ struct MovingStack<Element>: ~Copyable {
     mutating func pushUninitialized(count n: Int) {
         precondition(_isPOD(Element.self), "only trivial elements may be left uninitialized")
         reserve(n)
-        count += n
+        count &+= n
     }
 
     /// Stores `element` at `position`, below `count` (checked in debug builds only), for a hot
