@@ -1,7 +1,7 @@
 import Foundation
 
 /// Writes a value that has no layout notes, as CoreFoundation's writer does, in one walk over the
-/// value and one pass over a compact list of its objects, rather than through the planner's slots.
+/// value and one pass over a compact list of its objects, without the planner's notes matching.
 ///
 /// CoreFoundation's flatten order is a depth-first pre-order walk in which a dictionary is followed
 /// by all its keys and then by each value's subtree. Numbering objects in that walk gives every node
@@ -24,10 +24,10 @@ import Foundation
 /// The fast hash is taken differently by kind (a short encoding's two words, a string's UTF-8,
 /// anything else's encoding), which is sound because equal encodings are always of one kind.
 ///
-/// The planner path (``BinaryObjectPlanner``, ``BinaryObjectEncoder``) writes the same bytes for a
-/// value without notes (tests compare the two); it keeps a slot per object, sorts the slots into
-/// output order and copies the scalars' bytes a second time, which a write without notes does
-/// not need. Both encode scalars through `appendBinaryScalar` and unique them by encoding through
+/// The planner (``BinaryObjectPlanner``), which follows a document's layout notes, writes the
+/// same bytes for a value without notes (tests compare the two); besides the objects it keeps
+/// each noted object's claim and the notes' walk positions, which a write without notes does not
+/// need. Both encode scalars through `appendBinaryScalar` and unique them by encoding through
 /// ``ScalarUniquingTable``.
 ///
 /// Invariants: `objects[n]` describes object `n`; a container's references are

@@ -13,7 +13,7 @@ import Foundation
 /// The table stores only slot numbers and the low 32 bits of each slot's hash: a scalar is
 /// hashed once, resizing reuses the stored hashes, and candidates are compared against the
 /// caller's own storage, the encodings it keeps in one buffer (the plain encoder's objects, the
-/// planner's slots). Encodings are hashed with ``SeededByteHash``, several times cheaper than
+/// planner's objects). Encodings are hashed with ``SeededByteHash``, several times cheaper than
 /// the standard library's SipHash `Hasher`; the probes are budgeted (eight per lookup plus a
 /// constant), and a table whose hash is being defeated by crafted input rehashes every entry with
 /// `Hasher` and goes on with that, so no input makes uniquing quadratic.
