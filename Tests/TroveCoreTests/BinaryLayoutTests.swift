@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TroveCore
+import TroveTestSupport
 
 /// The bytes of every object of a binary plist, by index.
 private func objectBytes(_ file: [UInt8]) throws -> [[UInt8]] {
@@ -254,5 +255,73 @@ struct BinaryLayoutMismatchTests {
             }
         }
         #expect(pairs == decoded.count * 2)
+    }
+}
+
+@Suite("Binary layout: orphan copies")
+struct BinaryOrphanCopiesTests {
+    /// Orphan contents and reachable candidates drawn from a small alphabet of short byte strings,
+    /// so that many orphans share contents and many candidates repeat.
+    private static func sample(seed: UInt64, orphans: Int, candidates: Int) -> (orphans: [[UInt8]], candidates: [[UInt8]]) {
+        var random = SplitMix(seed: seed)
+        func draw() -> [UInt8] {
+            let length = Int.random(in: 1...11, using: &random)
+            return (0..<length).map { _ in UInt8.random(in: 0x80...0x83, using: &random) }
+        }
+        return ((0..<orphans).map { _ in draw() }, (0..<candidates).map { _ in draw() })
+    }
+
+    /// Runs `find` over the sample and returns its answer and how many candidates it asked for.
+    private static func originals(
+        _ sample: (orphans: [[UInt8]], candidates: [[UInt8]]),
+        _ find: ([UnsafeRawBufferPointer], ((Int, UnsafeRawBufferPointer) -> Bool) -> Void) -> [Int?]?
+    ) -> (answer: [Int?]?, asked: Int) {
+        // Every byte string in one buffer, as the objects of a file are.
+        let strings = sample.orphans + sample.candidates
+        var starts = [0]
+        for string in strings { starts.append(starts.last! + string.count) }
+        let all = strings.flatMap { $0 }
+        var asked = 0
+        let answer = all.withUnsafeBytes { raw in
+            let slices = strings.indices.map { UnsafeRawBufferPointer(rebasing: raw[starts[$0]..<starts[$0 + 1]]) }
+            let orphans = Array(slices[..<sample.orphans.count])
+            let candidates = Array(slices[sample.orphans.count...])
+            return find(orphans) { body in
+                for (index, content) in candidates.enumerated() {
+                    asked += 1
+                    guard body(index, content) else { return }
+                }
+            }
+        }
+        return (answer, asked)
+    }
+
+    @Test("the hashed table pairs each orphan with the first equal candidate, as the dictionary does")
+    func hashedMatchesDictionary() {
+        for seed in 1...20 as ClosedRange<UInt64> {
+            let sample = Self.sample(seed: seed, orphans: Int(seed) * 13, candidates: 400)
+            let expected = sample.orphans.map { orphan in sample.candidates.firstIndex(of: orphan) }
+            let hashed = Self.originals(sample) { BinaryOrphanCopies.hashedOriginals(of: $0, candidates: $1) }
+            let viaDictionary = Self.originals(sample) { BinaryOrphanCopies.dictionaryOriginals(of: $0, candidates: $1) }
+            #expect(hashed.answer == expected, "seed \(seed)")
+            #expect(viaDictionary.answer == expected, "seed \(seed)")
+            // The pass stops once every distinct content has its original.
+            let lastNeeded = Set(sample.orphans).compactMap { sample.candidates.firstIndex(of: $0) }.max()
+            if Set(sample.orphans).allSatisfy({ sample.candidates.contains($0) }), let lastNeeded {
+                #expect(hashed.asked == lastNeeded + 1, "seed \(seed)")
+            }
+        }
+    }
+
+    @Test("a probe sequence past the limit gives up, so the caller can fall back")
+    func probeLimitGivesUp() {
+        // With one probe allowed, 300 distinct contents in a 1,024-slot table must collide.
+        var random = SplitMix(seed: 77)
+        let contents = Set((0..<300).map { _ in (0..<8).map { _ in UInt8.random(in: 0...255, using: &random) } })
+        let sample = (orphans: Array(contents), candidates: Array(contents))
+        let limited = Self.originals(sample) { BinaryOrphanCopies.hashedOriginals(of: $0, candidates: $1, probeLimit: 1) }
+        #expect(limited.answer == nil)
+        let unlimited = Self.originals(sample) { BinaryOrphanCopies.hashedOriginals(of: $0, candidates: $1) }
+        #expect(unlimited.answer == sample.orphans.indices.map { Optional($0) })
     }
 }

@@ -23,7 +23,7 @@ public struct BinaryPlistReader: Sendable {
         var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: keeps)
         let value = try scanner.decodeTop()
         guard keeps else { return (value, nil) }
-        let (copies, unmatched) = Self.orphanCopies(scanner)
+        let (copies, unmatched) = BinaryOrphanCopies.find(scanner)
         let layout = BinaryLayout(
             versionByte: trailer.versionByte,
             unusedTrailerBytes: trailer.unusedBytes,
@@ -39,50 +39,6 @@ public struct BinaryPlistReader: Sendable {
             keyTexts: scanner.keyTexts,
             unmatchedOrphanCount: unmatched)
         return (value, layout)
-    }
-
-    /// Pairs each unreferenced object with the first reachable object of identical bytes.
-    ///
-    /// Only reachable objects whose marker some orphan shares are measured and hashed, so a file
-    /// without orphans (the common case) costs one pass over the decoded flags.
-    private static func orphanCopies(_ scanner: borrowing BinaryObjectScanner) -> ([BinaryLayout.OrphanCopy], Int) {
-        let objects = 0..<scanner.trailer.objectCount
-        let orphans = objects.filter { !scanner.isReached($0) }
-        guard !orphans.isEmpty else { return ([], 0) }
-        let bytes = scanner.bytes
-        func slice(_ index: Int) -> UnsafeRawBufferPointer? {
-            guard let start = try? scanner.lookup.offset(ofObject: index),
-                let length = objectLength(bytes, at: start, end: scanner.trailer.offsetTableOffset,
-                                          refSize: scanner.trailer.objectRefSize)
-            else { return nil }
-            return UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
-        }
-        var orphanMarkers = Set<UInt8>()
-        var orphanSlices: [(Int, UnsafeRawBufferPointer)] = []
-        var unmatched = 0
-        for orphan in orphans {
-            guard let s = slice(orphan) else { unmatched += 1; continue }
-            orphanMarkers.insert(s[0])
-            orphanSlices.append((orphan, s))
-        }
-        var firstByContent: [RawBytesKey: Int] = [:]
-        for index in objects where scanner.isReached(index) {
-            guard let start = try? scanner.lookup.offset(ofObject: index), orphanMarkers.contains(bytes[start]),
-                let s = slice(index)
-            else { continue }
-            let key = RawBytesKey(bytes: s)
-            if firstByContent[key] == nil { firstByContent[key] = index }
-        }
-        var copies: [BinaryLayout.OrphanCopy] = []
-        for (orphan, s) in orphanSlices {
-            if let original = firstByContent[RawBytesKey(bytes: s)] {
-                copies.append(BinaryLayout.OrphanCopy(
-                    object: UInt32(truncatingIfNeeded: orphan), original: UInt32(truncatingIfNeeded: original)))
-            } else {
-                unmatched += 1
-            }
-        }
-        return (copies, unmatched)
     }
 
     /// The byte length of the object at `start`, or nil when it is malformed or runs past `end`.
@@ -124,18 +80,5 @@ public struct BinaryPlistReader: Sendable {
         }
         guard length > 0, length <= end - start else { return nil }
         return length
-    }
-}
-
-/// Hashable view of a byte range of the input, compared by content.
-private struct RawBytesKey: Hashable {
-    let bytes: UnsafeRawBufferPointer
-
-    static func == (a: RawBytesKey, b: RawBytesKey) -> Bool {
-        a.bytes.count == b.bytes.count && a.bytes.elementsEqual(b.bytes)
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(bytes: bytes)
     }
 }
