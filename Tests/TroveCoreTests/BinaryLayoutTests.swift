@@ -271,29 +271,34 @@ struct BinaryOrphanCopiesTests {
         return ((0..<orphans).map { _ in draw() }, (0..<candidates).map { _ in draw() })
     }
 
+    /// Candidates from a list, counting how far the walk went.
+    private final class ListedCandidates: OrphanCandidates {
+        let contents: [UnsafeRawBufferPointer]
+        var furthest = -1
+        init(_ contents: [UnsafeRawBufferPointer]) { self.contents = contents }
+        func next(from index: Int) -> (index: Int, content: UnsafeRawBufferPointer)? {
+            guard index < contents.count else { return nil }
+            furthest = max(furthest, index)
+            return (index, contents[index])
+        }
+    }
+
     /// Runs `find` over the sample and returns its answer and how many candidates it asked for.
     private static func originals(
         _ sample: (orphans: [[UInt8]], candidates: [[UInt8]]),
-        _ find: ([UnsafeRawBufferPointer], ((Int, UnsafeRawBufferPointer) -> Bool) -> Void) -> [Int?]?
+        _ find: ([UnsafeRawBufferPointer], ListedCandidates) -> [Int?]?
     ) -> (answer: [Int?]?, asked: Int) {
         // Every byte string in one buffer, as the objects of a file are.
         let strings = sample.orphans + sample.candidates
         var starts = [0]
         for string in strings { starts.append(starts.last! + string.count) }
         let all = strings.flatMap { $0 }
-        var asked = 0
-        let answer = all.withUnsafeBytes { raw in
+        return all.withUnsafeBytes { raw in
             let slices = strings.indices.map { UnsafeRawBufferPointer(rebasing: raw[starts[$0]..<starts[$0 + 1]]) }
-            let orphans = Array(slices[..<sample.orphans.count])
-            let candidates = Array(slices[sample.orphans.count...])
-            return find(orphans) { body in
-                for (index, content) in candidates.enumerated() {
-                    asked += 1
-                    guard body(index, content) else { return }
-                }
-            }
+            let candidates = ListedCandidates(Array(slices[sample.orphans.count...]))
+            let answer = find(Array(slices[..<sample.orphans.count]), candidates)
+            return (answer, candidates.furthest + 1)
         }
-        return (answer, asked)
     }
 
     @Test("the hashed table pairs each orphan with the first equal candidate, as the dictionary does")

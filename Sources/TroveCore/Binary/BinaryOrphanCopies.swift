@@ -14,45 +14,39 @@ import Foundation
 enum BinaryOrphanCopies {
     /// The copies, and how many orphans have no reachable twin (or could not be measured).
     static func find(_ scanner: borrowing BinaryObjectScanner) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int) {
-        let objects = 0..<scanner.trailer.objectCount
-        let orphans = objects.filter { !scanner.isReached($0) }
-        guard !orphans.isEmpty else { return ([], 0) }
-        let bytes = scanner.bytes
-        let end = scanner.trailer.offsetTableOffset
-        let refSize = scanner.trailer.objectRefSize
-        func content(_ index: Int) -> UnsafeRawBufferPointer? {
-            guard let start = try? scanner.lookup.offset(ofObject: index),
-                let length = BinaryPlistReader.objectLength(bytes, at: start, end: end, refSize: refSize)
-            else { return nil }
-            return UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
+        let count = scanner.trailer.objectCount
+        var reached = [Bool](repeating: false, count: count)
+        var orphans: [Int] = []
+        for index in 0..<count {
+            if scanner.isReached(index) { reached[index] = true } else { orphans.append(index) }
         }
-        var orphanContents: [(object: Int, content: UnsafeRawBufferPointer)] = []
+        guard !orphans.isEmpty else { return ([], 0) }
+        let objects = ObjectContents(
+            bytes: scanner.bytes, lookup: scanner.lookup,
+            end: scanner.trailer.offsetTableOffset, refSize: scanner.trailer.objectRefSize)
+        var orphanObjects: [Int] = []
+        var orphanContents: [UnsafeRawBufferPointer] = []
+        orphanObjects.reserveCapacity(orphans.count)
         orphanContents.reserveCapacity(orphans.count)
-        var orphanMarkers = [Bool](repeating: false, count: 256)
+        var markers = [Bool](repeating: false, count: 256)
         var unmatched = 0
         for orphan in orphans {
-            guard let content = content(orphan) else {
+            guard let content = objects.content(of: orphan) else {
                 unmatched += 1
                 continue
             }
-            orphanMarkers[Int(content[0])] = true
-            orphanContents.append((orphan, content))
+            markers[Int(content[0])] = true
+            orphanObjects.append(orphan)
+            orphanContents.append(content)
         }
-        func reachedCandidates(_ body: (Int, UnsafeRawBufferPointer) -> Bool) {
-            for index in objects where scanner.isReached(index) {
-                guard let start = try? scanner.lookup.offset(ofObject: index), orphanMarkers[Int(bytes[start])],
-                    let content = content(index)
-                else { continue }
-                guard body(index, content) else { return }
-            }
-        }
-        let originals = hashedOriginals(of: orphanContents.map(\.content), candidates: reachedCandidates)
-            ?? dictionaryOriginals(of: orphanContents.map(\.content), candidates: reachedCandidates)
+        let candidates = Candidates(objects: objects, reached: reached, markers: markers)
+        let originals = hashedOriginals(of: orphanContents, candidates: candidates)
+            ?? dictionaryOriginals(of: orphanContents, candidates: candidates)
         var copies: [BinaryLayout.OrphanCopy] = []
-        for (orphan, original) in zip(orphanContents, originals) {
+        for (orphan, original) in zip(orphanObjects, originals) {
             if let original {
                 copies.append(BinaryLayout.OrphanCopy(
-                    object: UInt32(truncatingIfNeeded: orphan.object), original: UInt32(truncatingIfNeeded: original)))
+                    object: UInt32(truncatingIfNeeded: orphan), original: UInt32(truncatingIfNeeded: original)))
             } else {
                 unmatched += 1
             }
@@ -60,88 +54,149 @@ enum BinaryOrphanCopies {
         return (copies, unmatched)
     }
 
+    /// The bytes of each object of a file.
+    struct ObjectContents {
+        let bytes: UnsafeRawBufferPointer
+        let lookup: BinaryObjectLookup
+        let end: Int
+        let refSize: Int
+
+        /// Object `index`'s bytes, or nil when its offset or length is malformed.
+        @inline(__always)
+        func content(of index: Int) -> UnsafeRawBufferPointer? {
+            guard let start = try? lookup.offset(ofObject: index),
+                let length = BinaryPlistReader.objectLength(bytes, at: start, end: end, refSize: refSize)
+            else { return nil }
+            return UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
+        }
+    }
+
+    /// The reachable objects an orphan may copy, in ascending order: those whose marker byte
+    /// some orphan shares.
+    struct Candidates: OrphanCandidates {
+        let objects: ObjectContents
+        let reached: [Bool]
+        let markers: [Bool]
+
+        /// The first candidate at or after `index`, and its bytes; nil past the last.
+        @inline(__always)
+        func next(from index: Int) -> (index: Int, content: UnsafeRawBufferPointer)? {
+            var index = index
+            while index < reached.count {
+                if reached[index], let start = try? objects.lookup.offset(ofObject: index),
+                    markers[Int(objects.bytes[start])], let content = objects.content(of: index) {
+                    return (index, content)
+                }
+                index += 1
+            }
+            return nil
+        }
+    }
+
     /// Probes a lookup or insertion may make before the table gives up on its hash.
     static let probeLimit = 64
 
     /// For each of `contents`, the first candidate of equal bytes, found through an
     /// open-addressing table of the distinct contents; nil when some probe sequence ran past
-    /// `probeLimit`. `candidates` hands out reachable objects in ascending order until its body
-    /// returns false.
-    static func hashedOriginals(
-        of contents: [UnsafeRawBufferPointer],
-        candidates: ((Int, UnsafeRawBufferPointer) -> Bool) -> Void,
-        probeLimit: Int = probeLimit
-    ) -> [Int?]? {
-        let seed = SeededByteHash.processSeed
-        var capacity = 16
-        while capacity < 2 * contents.count { capacity *= 2 }
-        let mask = capacity - 1
-        // slots[i]: 1 + the distinct content's number, 0 for an empty slot.
-        var slots = [Int32](repeating: 0, count: capacity)
-        var distinct: [UnsafeRawBufferPointer] = []
-        var distinctHashes: [UInt64] = []
-        var contentNumbers: [Int] = []
-        contentNumbers.reserveCapacity(contents.count)
-        // The probe for `content`: its distinct number, or the empty slot where it belongs; nil
-        // past the probe limit.
-        func probe(_ content: UnsafeRawBufferPointer, hash: UInt64) -> (found: Int?, slot: Int)? {
-            var slot = Int(truncatingIfNeeded: hash) & mask
-            for _ in 0..<probeLimit {
-                let entry = Int(slots[slot])
-                if entry == 0 { return (nil, slot) }
-                if distinctHashes[entry - 1] == hash && distinct[entry - 1].elementsEqualBytes(content) { return (entry - 1, slot) }
-                slot = (slot + 1) & mask
-            }
-            return nil
-        }
+    /// `probeLimit`. The walk over the candidates stops once every distinct content is found.
+    static func hashedOriginals(of contents: [UnsafeRawBufferPointer], candidates: some OrphanCandidates, probeLimit: Int = probeLimit) -> [Int?]? {
+        var table = ContentTable(capacityFor: contents.count, probeLimit: probeLimit)
+        var numbers: [Int] = []
+        numbers.reserveCapacity(contents.count)
         for content in contents {
-            let hash = SeededByteHash.hash(content, seed: seed).hash
-            guard let (found, slot) = probe(content, hash: hash) else { return nil }
-            if let found {
-                contentNumbers.append(found)
-            } else {
-                slots[slot] = Int32(truncatingIfNeeded: distinct.count + 1)
-                contentNumbers.append(distinct.count)
-                distinct.append(content)
-                distinctHashes.append(hash)
-            }
+            guard let number = table.insert(content) else { return nil }
+            numbers.append(number)
         }
-        var originals = [Int?](repeating: nil, count: distinct.count)
-        var unfound = distinct.count
-        var overran = false
-        candidates { index, content in
-            guard let (found, _) = probe(content, hash: SeededByteHash.hash(content, seed: seed).hash) else {
-                overran = true
-                return false
-            }
-            if let found, originals[found] == nil {
-                originals[found] = index
+        var originals = [Int?](repeating: nil, count: table.distinctCount)
+        var unfound = table.distinctCount
+        var position = 0
+        while unfound > 0, let (index, content) = candidates.next(from: position) {
+            position = index + 1
+            guard let found = table.find(content) else { return nil }
+            if let number = found, originals[number] == nil {
+                originals[number] = index
                 unfound -= 1
             }
-            return unfound > 0
         }
-        return overran ? nil : contentNumbers.map { originals[$0] }
+        return numbers.map { originals[$0] }
     }
 
-    /// ``hashedOriginals(of:candidates:)`` through the standard library's `Dictionary`, whose
-    /// seeded SipHash no input can make collide on purpose.
-    static func dictionaryOriginals(
-        of contents: [UnsafeRawBufferPointer],
-        candidates: ((Int, UnsafeRawBufferPointer) -> Bool) -> Void
-    ) -> [Int?] {
+    /// ``hashedOriginals(of:candidates:probeLimit:)`` through the standard library's
+    /// `Dictionary`, whose seeded SipHash no input can make collide on purpose.
+    static func dictionaryOriginals(of contents: [UnsafeRawBufferPointer], candidates: some OrphanCandidates) -> [Int?] {
         var originals: [RawBytesKey: Int?] = [:]
         for content in contents { originals[RawBytesKey(bytes: content)] = .some(nil) }
         var unfound = originals.count
-        candidates { index, content in
+        var position = 0
+        while unfound > 0, let (index, content) = candidates.next(from: position) {
+            position = index + 1
             let key = RawBytesKey(bytes: content)
             if let original = originals[key], original == nil {
                 originals[key] = index
                 unfound -= 1
             }
-            return unfound > 0
         }
         return contents.map { originals[RawBytesKey(bytes: $0)] ?? nil }
     }
+
+    /// Distinct byte strings in an open-addressing table with linear probing, hashed with
+    /// ``SeededByteHash``; each gets a number in order of insertion.
+    struct ContentTable {
+        private let seed = SeededByteHash.processSeed
+        private let mask: Int
+        private let probeLimit: Int
+        /// 1 + the number of the content in each slot; 0 for an empty slot.
+        private var slots: [Int32]
+        private var contents: [UnsafeRawBufferPointer] = []
+        private var hashes: [UInt64] = []
+
+        init(capacityFor count: Int, probeLimit: Int) {
+            var capacity = 16
+            while capacity < 2 * count { capacity *= 2 }
+            mask = capacity - 1
+            self.probeLimit = probeLimit
+            slots = [Int32](repeating: 0, count: capacity)
+        }
+
+        var distinctCount: Int { contents.count }
+
+        /// The number of `content`, or of the empty slot where it belongs (negated, minus one);
+        /// nil past the probe limit.
+        @inline(__always)
+        private func probe(_ content: UnsafeRawBufferPointer, hash: UInt64) -> Int? {
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            for _ in 0..<probeLimit {
+                let entry = Int(slots[slot]) - 1
+                if entry < 0 { return -1 - slot }
+                if hashes[entry] == hash && contents[entry].elementsEqualBytes(content) { return entry }
+                slot = (slot + 1) & mask
+            }
+            return nil
+        }
+
+        /// The number of `content`, added when new; nil past the probe limit.
+        mutating func insert(_ content: UnsafeRawBufferPointer) -> Int? {
+            let hash = SeededByteHash.hash(content, seed: seed).hash
+            guard let found = probe(content, hash: hash) else { return nil }
+            if found >= 0 { return found }
+            slots[-1 - found] = Int32(truncatingIfNeeded: contents.count + 1)
+            contents.append(content)
+            hashes.append(hash)
+            return contents.count - 1
+        }
+
+        /// The number of `content`, `.some(nil)` when absent; nil past the probe limit.
+        func find(_ content: UnsafeRawBufferPointer) -> Int?? {
+            guard let found = probe(content, hash: SeededByteHash.hash(content, seed: seed).hash) else { return nil }
+            return .some(found >= 0 ? found : nil)
+        }
+    }
+}
+
+/// Reachable objects in ascending order, as ``BinaryOrphanCopies`` walks them.
+protocol OrphanCandidates {
+    /// The first candidate at or after `index`, and its bytes; nil past the last.
+    func next(from index: Int) -> (index: Int, content: UnsafeRawBufferPointer)?
 }
 
 /// Hashable view of a byte range of the input, compared by content.
