@@ -64,6 +64,8 @@ public final class ProcessRun: Sendable {
         /// started kept its output open) or did not end even after SIGKILL.
         public var termination: ProcessTermination?
         public var what: String
+        /// From the spawn to the moment the collector gave up on the child.
+        public var elapsed: Duration
         /// What it printed before the kill.
         public var stdout: Data
         public var stderr: Data
@@ -393,7 +395,7 @@ private struct Collector: Sendable {
             return .failure(
                 ProcessRun.TimeLimitExceeded(
                     command: command, timeLimit: timeLimit, termination: ending?.termination, what: what,
-                    stdout: Data(collected[0]), stderr: Data(collected[1])))
+                    elapsed: .now - started, stdout: Data(collected[0]), stderr: Data(collected[1])))
         }
         let (exitInstant, termination) = ending!
         return .success(
