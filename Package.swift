@@ -76,8 +76,12 @@ let package = Package(
             name: "SampleFixtureTests", dependencies: ["Trove", "TroveTesting"], path: "Samples/FixtureTests",
             exclude: ["Fixtures", "Goldens", "README.md"]),
         // Helpers more than one test target needs (the seeded generator, the hang guard, the
-        // lookup of the built `trove`); a plain target, not a product, so only tests link it.
+        // lookup of the built `trove`, the runner of child processes); a plain target, not a
+        // product, so only tests link it.
         .target(name: "TroveTestSupport", dependencies: ["TroveCore"], path: "Tests/TroveTestSupport"),
+        // The support target's own checks: time limits, output on both streams, and waits that
+        // do not need the concurrency pool.
+        .testTarget(name: "TroveTestSupportTests", dependencies: ["TroveTestSupport"]),
         .testTarget(name: "TroveCoreTests", dependencies: ["TroveCore", "TroveTesting", "TroveTestSupport"]),
         .testTarget(name: "FixtureTests", dependencies: ["Trove", "TroveTesting", "TroveTestSupport"]),
         .testTarget(name: "TroveArchiveTests", dependencies: ["Trove", "TroveTestSupport"]),

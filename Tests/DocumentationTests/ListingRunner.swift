@@ -15,10 +15,11 @@ enum ListingRunner {
     /// Runs the listing `name` in `directory` to its end and returns what it printed.
     static func run(
         _ name: String, in directory: TemporaryDirectory, environment: [String: String] = [:]
-    ) throws -> (termination: ChildProcess.Termination, output: String) {
-        let child = try start(name, in: directory, environment: environment)
-        let output = child.readRemaining()
-        return (child.wait(), output)
+    ) throws -> (termination: ProcessTermination, output: String) {
+        let program = try #require(program, "trove-doc-listings was not found next to the tests")
+        let run = try ProcessRun.runBlocking(
+            program, [name, directory.url.path], environment: environment, mergeStandardError: true, timeLimit: .seconds(120))
+        return (run.termination, run.printedLines)
     }
 
     /// Starts the listing `name` in `directory`, for listings that watch and never end; the
@@ -33,32 +34,12 @@ enum ListingRunner {
         _ command: String, in directory: TemporaryDirectory, environment: [String: String] = [:]
     ) throws -> ShellResult {
         let trove = try #require(TroveExecutable.path, "the trove executable was not found next to the tests")
-        let scratch = try TemporaryDirectory()
-        let outURL = scratch.url.appendingPathComponent("stdout")
-        let errURL = scratch.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        process.currentDirectoryURL = directory.url
-        var merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        var merged = environment
         let binDirectory = URL(fileURLWithPath: trove).deletingLastPathComponent().path
-        merged["PATH"] = binDirectory + ":" + (merged["PATH"] ?? "/usr/bin:/bin")
-        process.environment = merged
-        let outHandle = try FileHandle(forWritingTo: outURL)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try outHandle.close()
-        try errHandle.close()
-        return ShellResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        merged["PATH"] = binDirectory + ":" + (environment["PATH"] ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let run = try ProcessRun.runBlocking(
+            "/bin/sh", ["-c", command], environment: merged, directory: directory.url.path, timeLimit: .seconds(120))
+        return ShellResult(status: run.status, stdout: run.stdoutText, stderr: run.stderrText)
     }
 
     /// The commands of a document's ```sh blocks, in order.

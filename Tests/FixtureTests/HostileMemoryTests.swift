@@ -110,13 +110,7 @@ enum HostileMemory {
         let report = FileManager.default.temporaryDirectory
             .appendingPathComponent("trove-peak-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: report) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: timeTool)
-        process.arguments = ["-f", "%M %x", "-o", report.path, binary, "lint", "-s", path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        await process.exited()
+        _ = try await ProcessRun.run(timeTool, ["-f", "%M %x", "-o", report.path, binary, "lint", "-s", path])
         let text = try String(contentsOf: report, encoding: .utf8)
         // `time` writes "Command exited with non-zero status 1" (a rejected file) or "Command
         // terminated by signal N" (a crash) before the requested line.

@@ -1,5 +1,6 @@
 import Foundation
 import Trove
+import TroveTestSupport
 
 /// Python's `plistlib` as a live peer: one `python3` process reads every file we wrote and writes
 /// every generated value in both formats, so the batch costs one interpreter start.
@@ -32,18 +33,8 @@ enum PythonPeer {
     /// True when a `python3` with `plistlib` runs.
     static let isAvailable: Bool = {
         guard let interpreter else { return false }
-        let process = Process()
-        process.executableURL = interpreter
-        process.arguments = ["-c", "import plistlib"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus == 0
-        } catch {
-            return false
-        }
+        let probe = try? ProcessRun.runBlocking(interpreter.path, ["-c", "import plistlib"], timeLimit: .seconds(60))
+        return probe?.status == 0
     }()
 
     struct Failure: Error, CustomStringConvertible {
@@ -69,21 +60,10 @@ enum PythonPeer {
         let script = directory.appendingPathComponent("peer.py")
         try Data(pythonScript.utf8).write(to: script)
 
-        let process = Process()
-        process.executableURL = interpreter
-        process.arguments = [script.path, directory.path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        // A stuck interpreter must not hang the test run: stop it (only this process) after 5 minutes.
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 300, execute: watchdog)
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        watchdog.cancel()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "python3 exited with \(process.terminationStatus): \(errorText.suffix(2_000))")
+        // A stuck interpreter fails the batch after 5 minutes instead of hanging the run.
+        let peer = try ProcessRun.runBlocking(interpreter.path, [script.path, directory.path], timeLimit: .seconds(300))
+        guard peer.status == 0 else {
+            throw Failure(description: "python3 exited with \(peer.termination): \(peer.stderrText.suffix(2_000))")
         }
         guard case .object(let byID) = try TinyJSON.parse(Data(contentsOf: directory.appendingPathComponent("results.json"))) else {
             throw Failure(description: "results.json is not an object")

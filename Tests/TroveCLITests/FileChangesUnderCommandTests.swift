@@ -53,7 +53,7 @@ struct FileChangesUnderCommandTests {
     /// Runs `trove ARGS... FILE` on a large binary plist, truncating FILE after the command has
     /// opened it and before it reads it (the TROVE_TEST_PAUSE_AFTER_OPEN hook makes the moment
     /// exact). When the command mapped the file, this killed it with SIGBUS.
-    static func runTruncatingInput(_ arguments: [String]) throws -> (output: String, termination: ChildProcess.Termination, file: String) {
+    static func runTruncatingInput(_ arguments: [String]) throws -> (output: String, termination: ProcessTermination, file: String) {
         let directory = try TemporaryDirectory()
         var records: [PlistValue] = []
         for index in 0..<20_000 { records.append(["name": .string("record \(index)"), "n": .integer(PlistInteger(index))]) }
@@ -61,13 +61,15 @@ struct FileChangesUnderCommandTests {
         let fifo = directory.path("pause")
         try #require(mkfifo(fifo, 0o600) == 0)
         let binary = try #require(TroveExecutable.path)
-        let child = try ChildProcess(binary, arguments + [file], environment: ["TROVE_TEST_PAUSE_AFTER_OPEN": fifo])
+        let child = try ProcessRun(
+            binary, arguments + [file], environment: ["TROVE_TEST_PAUSE_AFTER_OPEN": fifo], mergeStandardError: true,
+            timeLimit: .seconds(120))
         let writer = open(fifo, O_WRONLY)
         try #require(writer >= 0)
         #expect(truncate(file, 4096) == 0)
         close(writer)
-        let output = child.readRemaining()
-        return (output, child.wait(), file)
+        let run = try child.blockingOutput()
+        return (run.printedLines, run.termination, file)
     }
 
     @Test("type and extract on a file truncated under them fail with an error line, never a crash",

@@ -29,27 +29,19 @@ struct KillSafetyTests {
         let target = try directory.write(contents[0], as: "target.plist")
         let binary = try #require(TroveExecutable.path)
 
-        func start(_ source: String) throws -> Process {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["convert", "binary1", "-o", target, source]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
+        func start(_ source: String) throws -> ProcessRun {
+            try ProcessRun(binary, ["convert", "binary1", "-o", target, source], timeLimit: .seconds(120))
         }
 
         // How long an uninterrupted conversion takes sets the range of kill moments; the faster
-        // of two runs, since the first may pay for a cold cache.
-        let clock = ContinuousClock()
+        // of two runs, since the first may pay for a cold cache. The test stays synchronous, as
+        // a task suspended for the kill moment could resume long after it.
         var fastest = Duration.seconds(3600)
         for source in sources.reversed() {
-            let began = clock.now
-            let probe = try start(source)
-            probe.waitUntilExit()
-            try #require(probe.terminationStatus == 0, "a plain conversion must succeed before kills mean anything")
+            let probe = try start(source).blockingOutput()
+            try #require(probe.status == 0, "a plain conversion must succeed before kills mean anything: \(probe.stderrText)")
             #expect(try bytes(of: target) == contents[sources.firstIndex(of: source) ?? 0])
-            fastest = min(fastest, clock.now - began)
+            fastest = min(fastest, probe.duration)
         }
         let duration = Int(fastest / .microseconds(1))
         let earliest = duration / 10
@@ -60,9 +52,8 @@ struct KillSafetyTests {
         for round in 0..<20 {
             let process = try start(sources[round % 2])
             usleep(UInt32(clamping: earliest + generator.below(window)))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { killedMidway += 1 }
+            process.send(SIGKILL)
+            if case .signaled = try process.blockingOutput().termination { killedMidway += 1 }
             let now = try bytes(of: target)
             #expect(now == contents[0] || now == contents[1], "round \(round): the target is torn (\(now.count) bytes)")
         }

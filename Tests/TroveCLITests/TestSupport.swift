@@ -8,19 +8,9 @@ import Glibc
 import Darwin
 #endif
 
-/// What a finished child process left behind.
-struct ProcessResult {
-    var status: Int32
-    var stdout: Data
-    var stderr: Data
-    /// How long the child ran, from launch to exit as its termination handler saw it: what a
-    /// speed check should use, since the test's own wall clock also counts the time its task
-    /// waited for a thread of the shared pool.
-    var seconds: Double
-
-    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
-    var stderrText: String { String(decoding: stderr, as: UTF8.self) }
-}
+/// What a finished child process left behind: status, both outputs, and `seconds`, how long it
+/// ran from spawn to exit (what a speed check should use; see `ProcessRun.Output`).
+typealias ProcessResult = ProcessRun.Output
 
 /// Paths and tools the CLI tests need, found once.
 enum TestEnvironment {
@@ -56,56 +46,12 @@ enum TestEnvironment {
     static var hasPlutil: Bool { TroveExecutable.path != nil && plutil != nil }
 }
 
-/// Runs an executable to completion, feeding `stdin` and collecting both outputs. The outputs
-/// go through files rather than pipes so that a large output can never deadlock the test, and
-/// the wait suspends rather than blocks, so that a long differential test does not hold one of
-/// the few threads every test's tasks run on.
+/// Runs an executable to completion, feeding `stdin` and collecting both outputs, under
+/// `ProcessRun`'s time limit.
 func runProcess(
-    _ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil
+    _ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
 ) async throws -> ProcessResult {
-    let scratch = try TemporaryDirectory()
-    let outURL = scratch.url.appendingPathComponent("stdout")
-    let errURL = scratch.url.appendingPathComponent("stderr")
-    let inURL = scratch.url.appendingPathComponent("stdin")
-    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: inURL.path, contents: stdin ?? Data())
-
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-    let outHandle = try FileHandle(forWritingTo: outURL)
-    let errHandle = try FileHandle(forWritingTo: errURL)
-    let inHandle = try FileHandle(forReadingFrom: inURL)
-    process.standardOutput = outHandle
-    process.standardError = errHandle
-    process.standardInput = inHandle
-    let exit = ExitTime()
-    process.terminationHandler = { _ in exit.mark() }
-    let launched = ContinuousClock.now
-    try process.run()
-    await process.exited()
-    try outHandle.close()
-    try errHandle.close()
-    try inHandle.close()
-    let ran = (exit.instant ?? .now) - launched
-    return ProcessResult(
-        status: process.terminationStatus,
-        stdout: try Data(contentsOf: outURL),
-        stderr: try Data(contentsOf: errURL),
-        seconds: Double(ran.components.seconds) + Double(ran.components.attoseconds) / 1e18)
-}
-
-/// When a child exited, set from its termination handler (which runs on Foundation's thread).
-private final class ExitTime: @unchecked Sendable {
-    // Unchecked: the one field is only touched under the lock.
-    private let lock = NSLock()
-    private var time: ContinuousClock.Instant?
-
-    func mark() { lock.withLock { time = .now } }
-
-    var instant: ContinuousClock.Instant? { lock.withLock { time } }
+    try await ProcessRun.run(executable, arguments, stdin: stdin ?? Data(), environment: environment)
 }
 
 /// Runs the built `trove` with `arguments`.

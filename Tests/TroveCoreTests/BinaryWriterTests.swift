@@ -73,7 +73,7 @@ struct BinaryWriterTests {
     @Test("fresh output equals plutil -convert binary1 byte for byte",
           .enabled(if: FileManager.default.isExecutableFile(atPath: plutilPath), "plutil not found at \(plutilPath)"),
           arguments: cfComparableValues.indices)
-    func matchesPlutil(index: Int) throws {
+    func matchesPlutil(index: Int) async throws {
         let value = cfComparableValues[index]
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trove-binary-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -81,12 +81,8 @@ struct BinaryWriterTests {
         let xml = directory.appendingPathComponent("in.plist")
         let binary = directory.appendingPathComponent("out.plist")
         try PropertyListSerialization.data(fromPropertyList: foundationObject(value), format: .xml, options: 0).write(to: xml)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: plutilPath)
-        process.arguments = ["-convert", "binary1", "-o", binary.path, xml.path]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        let converted = try await ProcessRun.run(plutilPath, ["-convert", "binary1", "-o", binary.path, xml.path], timeLimit: .seconds(120))
+        try #require(converted.status == 0, "\(converted.stderrText)")
         let expected = [UInt8](try Data(contentsOf: binary))
         // XML keeps a date only to the second and cannot say 32-bit; compare against what the
         // XML round trip left.

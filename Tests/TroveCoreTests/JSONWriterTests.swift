@@ -21,21 +21,14 @@ enum PlutilPeer {
     static var isAvailable: Bool { path != nil }
 
     /// What `plutil -convert json [-r]` writes for `value` (given to it as a binary plist).
-    static func convert(_ value: PlistValue, pretty: Bool) throws -> (status: Int32, output: [UInt8]) {
+    static func convert(_ value: PlistValue, pretty: Bool) async throws -> (status: Int32, output: [UInt8]) {
         let plist = try PropertyListSerialization.data(fromPropertyList: try FoundationBridge.object(from: value), format: .binary, options: 0)
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("trove-json-\(UUID().uuidString).plist")
         try plist.write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(path))
-        process.arguments = ["-convert", "json"] + (pretty ? ["-r"] : []) + ["-o", "-", input.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, [UInt8](output))
+        let converted = try await ProcessRun.run(
+            try #require(path), ["-convert", "json"] + (pretty ? ["-r"] : []) + ["-o", "-", input.path], timeLimit: .seconds(120))
+        return (converted.status, [UInt8](converted.stdout))
     }
 }
 
@@ -210,10 +203,10 @@ struct JSONWriterTests {
 @Suite("JSON writer: byte-identical to plutil", .enabled(if: PlutilPeer.isAvailable, "plutil not found"))
 struct JSONWriterPlutilTests {
     @Test("pretty output equals plutil -convert json -r", arguments: 0..<40)
-    func prettyMatchesPlutil(seed: Int) throws {
+    func prettyMatchesPlutil(seed: Int) async throws {
         var generator = TextValueGenerator(seed: UInt64(seed) &+ 77)
         let value = generator.jsonDocument()
-        let plutil = try PlutilPeer.convert(value, pretty: true)
+        let plutil = try await PlutilPeer.convert(value, pretty: true)
         #expect(plutil.status == 0)
         #expect(plutil.output.count >= 2)
         let ours = try JSONPlistWriter(.plutilPretty).write(value)
@@ -222,30 +215,30 @@ struct JSONWriterPlutilTests {
     }
 
     @Test("compact output equals plutil -convert json", arguments: 0..<30)
-    func compactMatchesPlutil(seed: Int) throws {
+    func compactMatchesPlutil(seed: Int) async throws {
         var generator = TextValueGenerator(seed: UInt64(seed) &+ 5000)
         let value = generator.jsonDocument(singleKeyDictionaries: true)
-        let plutil = try PlutilPeer.convert(value, pretty: false)
+        let plutil = try await PlutilPeer.convert(value, pretty: false)
         #expect(plutil.status == 0)
         #expect(plutil.output.count >= 2)
         let ours = try JSONPlistWriter().write(value)
         #expect(String(decoding: ours, as: UTF8.self) == String(decoding: plutil.output, as: UTF8.self))
     }
 
-    @Test func plutilRefusesWhatWeRefuse() throws {
+    @Test func plutilRefusesWhatWeRefuse() async throws {
         for value: PlistValue in [[.date(PlistDate(secondsSinceReferenceDate: 0))], [.data(Data([1]))]] {
-            #expect(try PlutilPeer.convert(value, pretty: false).status != 0)
+            #expect(try await PlutilPeer.convert(value, pretty: false).status != 0)
             #expect(throws: PlistError.self) { try JSONPlistWriter().write(value) }
         }
     }
 
     @Test(.enabled(if: TextFixtures.isAvailable, TextFixtures.skipMessage))
-    func corpusJSONRewrittenMatchesPlutil() throws {
+    func corpusJSONRewrittenMatchesPlutil() async throws {
         var compared = 0
         for row in TextFixtures.rows where row.category == "json" {
             let value = try JSONPlistReader().read(try TextFixtures.bytes(row.path))
             guard value.isContainer, !containsNull(value) else { continue }
-            let plutil = try PlutilPeer.convert(value, pretty: true)
+            let plutil = try await PlutilPeer.convert(value, pretty: true)
             #expect(try JSONPlistWriter(.plutilPretty).write(value) == plutil.output, "\(row.path)")
             compared += 1
         }

@@ -161,25 +161,18 @@ struct XMLWriterTests {
     }
 
     /// plutil's XML for `value`, converted from our binary encoding of it.
-    private func plutilXML(_ value: PlistValue) throws -> [UInt8] {
+    private func plutilXML(_ value: PlistValue) async throws -> [UInt8] {
         let dir = FileManager.default.temporaryDirectory
         let url = dir.appendingPathComponent("trove-xml-diff-\(UUID().uuidString).plist")
         try Data(BinaryPlistWriter().write(value)).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.plutil)
-        process.arguments = ["-convert", "xml1", "-o", "-", url.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return Array(out)
+        let converted = try await ProcessRun.run(Self.plutil, ["-convert", "xml1", "-o", "-", url.path], timeLimit: .seconds(120))
+        #expect(converted.status == 0, "\(converted.stderrText)")
+        return Array(converted.stdout)
     }
 
     @Test("a few hundred generated values print exactly as plutil -convert xml1 prints them", .enabled(if: hasPlutil, "plutil not found at /opt/swift/usr/bin/plutil"))
-    func plutilDifferential() throws {
+    func plutilDifferential() async throws {
         var g = SplitMix(seed: 0x5EED_0F_7A0E)
         var values: [PlistValue] = []
         for _ in 0..<300 { values.append(Self.randomValue(&g, depth: 4)) }
@@ -193,7 +186,7 @@ struct XMLWriterTests {
         var compared = 0
         for doc in documents {
             let ours = try XMLPlistWriter().write(doc)
-            let theirs = try plutilXML(doc)
+            let theirs = try await plutilXML(doc)
             compared += 1
             if ours != theirs {
                 let a = String(decoding: ours, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

@@ -20,11 +20,11 @@ enum Helper {
     }
 
     /// Runs the helper to completion and returns what it printed and how it ended.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (output: String, termination: ChildProcess.Termination) {
-        let child = try start(arguments, environment: environment)
-        child.closeInput()
-        let output = child.readRemaining()
-        return (output, child.wait())
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (output: String, termination: ProcessTermination) {
+        let executable = try #require(path, "TroveFileIOTestHelper was not built next to the tests")
+        let run = try ProcessRun.runBlocking(
+            executable, arguments, stdin: Data(), environment: environment, mergeStandardError: true, timeLimit: .seconds(120))
+        return (run.printedLines, run.termination)
     }
 }
 

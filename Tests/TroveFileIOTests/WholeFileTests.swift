@@ -152,22 +152,25 @@ struct WholeFileTests {
 
     /// Starts the helper's `lazy-read` on a file, lets it open the file, truncates the file, then
     /// lets it read: deterministic, through the TROVE_TEST_PAUSE_AFTER_OPEN hook.
-    static func truncateWhileOpen(access: String) throws -> (output: String, termination: ChildProcess.Termination) {
+    static func truncateWhileOpen(access: String) throws -> (output: String, termination: ProcessTermination) {
         let directory = try TemporaryDirectory()
         var records: [PlistValue] = []
         for index in 0..<20_000 { records.append(["name": .string("record \(index)"), "n": .integer(PlistInteger(index))]) }
         let path = try directory.write(try Plist.write(["records": .array(records)], as: .binary), as: "big.plist")
         let fifo = directory.path("pause")
         try #require(mkfifo(fifo, 0o600) == 0)
-        let child = try Helper.start(["lazy-read", path, access], environment: ["TROVE_TEST_PAUSE_AFTER_OPEN": fifo])
+        let helper = try #require(Helper.path, "TroveFileIOTestHelper was not built next to the tests")
+        let child = try ProcessRun(
+            helper, ["lazy-read", path, access], environment: ["TROVE_TEST_PAUSE_AFTER_OPEN": fifo], mergeStandardError: true,
+            timeLimit: .seconds(120))
         // Opening the FIFO for writing blocks until the child opens it, which it does after
         // opening (and mapping) the file.
         let writer = open(fifo, O_WRONLY)
         try #require(writer >= 0)
         #expect(truncate(path, 4096) == 0)
         close(writer)
-        let output = child.readRemaining()
-        return (output, child.wait())
+        let run = try child.blockingOutput()
+        return (run.printedLines, run.termination)
     }
 
     @Test("a file truncated after opening fails the read with a typed error instead of crashing",

@@ -216,9 +216,8 @@ struct PreferencesTests {
         let seen = Collected<PlistValue?>()
         let observation = p.observe("other-0") { seen.append($0) }
         defer { observation.cancel() }
-        let child = try Process.run(URL(fileURLWithPath: writer), arguments: [directory, "shared", "other", "3", "sync-each"])
-        await child.exited()
-        #expect(child.terminationStatus == 0)
+        let child = try await ProcessRun.run(writer, [directory, "shared", "other", "3", "sync-each"])
+        #expect(child.status == 0, "\(child.stderrText)")
         #expect(p.string(forKey: "other-2") == "other-value-2")
         #expect(seen.values == ["other-value-0"])
         #expect(p.string(forKey: "local") == "mine")
@@ -236,8 +235,7 @@ extension PreferencesTests {
         let observation = p.observe("remote-1") { seen.append($0) }
         defer { observation.cancel() }
         try await Task.sleep(for: .milliseconds(100))
-        let child = try Process.run(URL(fileURLWithPath: writer), arguments: [directory, "watched", "remote", "2", "sync-each"])
-        await child.exited()
+        _ = try await ProcessRun.run(writer, [directory, "watched", "remote", "2", "sync-each"])
         let deadline = ContinuousClock.now + .seconds(20)
         while seen.values.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(seen.values == ["remote-value-1"])

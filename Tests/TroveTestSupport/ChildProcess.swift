@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -14,19 +15,11 @@ import Darwin
 /// pipe the test may close (children that wait for it then go on).
 public final class ChildProcess {
     /// How a child ended.
-    public enum Termination: Equatable, CustomStringConvertible {
-        case exited(Int32)
-        case signaled(Int32)
-
-        public var description: String {
-            switch self {
-            case .exited(let code): return "exit \(code)"
-            case .signaled(let signal): return "signal \(signal)"
-            }
-        }
-    }
+    public typealias Termination = ProcessTermination
 
     public let pid: pid_t
+    /// The command line, for failure messages.
+    public let command: String
     private var outputFD: Int32
     private var inputFD: Int32
     private var pending: [UInt8] = []
@@ -34,43 +27,13 @@ public final class ChildProcess {
 
     /// Starts `executable` with `arguments`; `environment` is added to this process's own.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        var output: [Int32] = [0, 0]
-        var input: [Int32] = [0, 0]
-        guard pipe(&output) == 0, pipe(&input) == 0 else { throw POSIXError(.EMFILE) }
-        #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t? = nil
-        #else
-        var actions = posix_spawn_file_actions_t()
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 2)
-        for fd in [input[0], input[1], output[0], output[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
-
-        var merged = ProcessInfo.processInfo.environment
-        for (key, value) in environment { merged[key] = value }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, nil, argv, envp)
-        close(input[0])
-        close(output[1])
-        guard result == 0 else {
-            close(input[1])
-            close(output[0])
-            throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL)
-        }
-        pid = child
-        outputFD = output[0]
-        inputFD = input[1]
-        _ = fcntl(outputFD, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(inputFD, F_SETFD, FD_CLOEXEC)
+        let child = try ProcessSpawn.start(
+            executable, arguments, environment: environment, directory: nil, input: .pipe, mergeErrorOutput: true,
+            newProcessGroup: false)
+        pid = child.pid
+        command = ProcessSpawn.commandLine(executable, arguments)
+        outputFD = child.output
+        inputFD = child.input
     }
 
     deinit {
@@ -131,15 +94,17 @@ public final class ChildProcess {
         if termination == nil { kill(pid, signal) }
     }
 
-    /// Waits for the child to end.
+    /// Waits for the child to end. A child still running after `limit` is killed with SIGKILL
+    /// and the test records an issue naming the command and the limit, so that a hung child
+    /// fails its test instead of hanging the suite.
     @discardableResult
-    public func wait() -> Termination {
-        if let termination { return termination }
+    public func wait(limit: Duration = ProcessRun.defaultTimeLimit, sourceLocation: SourceLocation = #_sourceLocation) -> Termination {
+        if let termination = wait(timeout: limit) { return termination }
+        Issue.record("`\(command)` did not end within its time limit of \(limit.seconds) s; killed it with SIGKILL", sourceLocation: sourceLocation)
+        kill(pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        // WIFEXITED and friends are macros Swift does not import.
-        let signal = status & 0x7f
-        let result: Termination = signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
+        let result = Termination(waitStatus: status)
         termination = result
         return result
     }
@@ -152,8 +117,7 @@ public final class ChildProcess {
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid {
-                let signal = status & 0x7f
-                termination = signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
+                termination = Termination(waitStatus: status)
                 return termination
             }
             usleep(2_000)
