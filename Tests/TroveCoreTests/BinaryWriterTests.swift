@@ -345,6 +345,76 @@ struct BinaryWriterTests {
         for document in documents { try expectPlainEncoderMatchesPlanner(document) }
     }
 
+    @Test("a string held inline and the same text in storage of its own are one object, at every length")
+    func plainEncoderSmallStrings() throws {
+        #expect(StringRepresentation.readsSmallASCII, "small strings are read from their words on this platform")
+        // The same text in a buffer of its own, not inline: reserving room moves it out.
+        func stored(_ text: String) -> String {
+            var copy = ""
+            copy.reserveCapacity(64)
+            copy.append(text)
+            return copy
+        }
+        var elements: [PlistValue] = []
+        for length in 0...17 {
+            let ascii = String(repeating: "k", count: length / 2) + String(repeating: "Z", count: length - length / 2)
+            let nonASCII = String(repeating: "é", count: length / 2)
+            for text in [ascii, nonASCII] {
+                let inline = String(decoding: Array(text.utf8), as: UTF8.self)
+                let separate = stored(text)
+                #expect(StringRepresentation(separate).smallASCII == nil)
+                if length < 16 && text == ascii { #expect(StringRepresentation(inline).smallASCII?.count == length) }
+                elements += [.string(inline), .string(separate), .string(inline)]
+            }
+        }
+        let document: PlistValue = .array(elements + [.dictionary(PlistDictionary(elements.enumerated().map {
+            ($0.offset % 2 == 0 ? String(decoding: Array("key\($0.offset)".utf8), as: UTF8.self) : stored("key\($0.offset)"), $0.element)
+        }))])
+        try expectPlainEncoderMatchesPlanner(document)
+        // The root array, the dictionary, one object per distinct text, and the keys.
+        let distinct = Set(elements.compactMap { if case .string(let s) = $0 { Array(s.utf8) } else { nil } })
+        let (_, layout) = try readBinary(BinaryPlistWriter().write(document))
+        #expect(layout?.objectCount == 2 + distinct.count + elements.count)
+    }
+
+    @Test("the recent-objects cache keeps what it remembered when it grows, and never answers wrongly")
+    func recentObjectsGrow() {
+        // Pairs that take the four slots of a four-entry cache, each remembered twice: the
+        // eighth remembering makes the cache full-sized (sixteen entries), and each pair must
+        // then be found in its slot there.
+        let slots = BinaryRecentObjects(initialBits: 2, bits: 4)
+        var pairs: [(UInt64, UInt64)] = []
+        var taken = Set<Int>()
+        var candidate: UInt64 = 0
+        while pairs.count < 4 {
+            candidate += 1
+            let pair = (candidate &* 0x1000_0001, candidate >> 1)
+            if taken.insert(slots.slot(pair.0, pair.1)).inserted { pairs.append(pair) }
+        }
+        var cache = BinaryRecentObjects(initialBits: 2, bits: 4)
+        for _ in 0..<2 {
+            for (object, pair) in pairs.enumerated() {
+                cache.remember(UInt32(object), at: cache.slot(pair.0, pair.1), pair.0, pair.1)
+            }
+        }
+        #expect(pairs.contains { cache.slot($0.0, $0.1) >= 4 }, "the cache has grown")
+        for (object, pair) in pairs.enumerated() {
+            #expect(cache.object(at: cache.slot(pair.0, pair.1), pair.0, pair.1) == UInt32(object))
+        }
+        // Through every size up to the full one and past it: the pair just remembered is found,
+        // and an earlier one either is, with its own object, or was forgotten.
+        for n in 4..<200 {
+            let pair = (UInt64(n) &* 0x9E37_79B9, UInt64(n % 7))
+            cache.remember(UInt32(n), at: cache.slot(pair.0, pair.1), pair.0, pair.1)
+            pairs.append(pair)
+            #expect(cache.object(at: cache.slot(pair.0, pair.1), pair.0, pair.1) == UInt32(n))
+        }
+        for (object, pair) in pairs.enumerated() {
+            let found = cache.object(at: cache.slot(pair.0, pair.1), pair.0, pair.1)
+            #expect(found == nil || found == UInt32(object))
+        }
+    }
+
     @Test("series of records, sampled to reserve room and numbered ahead while the table is large, write what the planner writes")
     func plainEncoderSeriesLookedAhead() throws {
         // Records like a measurement export: enough distinct numbers for four-byte references

@@ -13,35 +13,37 @@ extension BinaryPlainEncoder {
         scalars: UnsafeBufferPointer<UInt8>, largeData: borrowing BinaryLargeDataTable?, refSize: Int, offsetSize: Int,
         into area: UnsafeMutableRawPointer, tableAt tableStart: Int
     ) {
+        // Offsets and counts here are bounded by the size of the output, which is allocated, so
+        // the arithmetic wraps rather than checks for an overflow that cannot happen.
         var containerBytes = 0
         var scalarEnd = 0
         var copied = 0
         var entry = area + tableStart
         func copyScalars(upTo end: Int) {
             guard end > copied, let base = scalars.baseAddress else { return }
-            (area + copied + containerBytes).copyMemory(from: base + copied, byteCount: end - copied)
+            (area + (copied &+ containerBytes)).copyMemory(from: base + copied, byteCount: end &- copied)
             copied = end
         }
         for object in objects {
             let offset: Int
             if object.kind == Object.scalar {
-                offset = 8 + object.first + containerBytes
-                scalarEnd = object.first + object.count
+                offset = 8 &+ object.first &+ containerBytes
+                scalarEnd = object.first &+ object.count
             } else if object.kind == Object.largeData {
                 copyScalars(upTo: scalarEnd)
-                offset = 8 + scalarEnd + containerBytes
+                offset = 8 &+ scalarEnd &+ containerBytes
                 // Never nil: a large data object was listed through the table.
-                containerBytes += largeData!.write(object.first, to: area + (offset - 8))
+                containerBytes &+= largeData!.write(object.first, to: area + (offset &- 8))
             } else {
                 copyScalars(upTo: scalarEnd)
-                offset = 8 + scalarEnd + containerBytes
-                let start = area + (offset - 8)
+                offset = 8 &+ scalarEnd &+ containerBytes
+                let start = area + (offset &- 8)
                 var p = start
                 let isArray = object.kind == Object.array
-                let entries = isArray ? object.count : object.count / 2
+                let entries = isArray ? object.count : object.count >> 1
                 let type: UInt8 = isArray ? 0xA : 0xD
                 if entries < 15 {
-                    p.storeBytes(of: type << 4 | UInt8(entries), as: UInt8.self)
+                    p.storeBytes(of: type << 4 | UInt8(truncatingIfNeeded: entries), as: UInt8.self)
                     p += 1
                 } else {
                     // Sixteen bytes stored for at most ten: the rest lies where the container's
@@ -50,11 +52,12 @@ extension BinaryPlainEncoder {
                     marker.store(at: p)
                     p += marker.length
                 }
+                // Never nil: the list of references is allocated when the encoder is made.
                 p = storeReferences(
-                    UnsafeBufferPointer(rebasing: references[object.first..<object.first + object.count]), width: refSize, at: p)
-                containerBytes += p - start
+                    UnsafeBufferPointer(start: references.baseAddress! + object.first, count: object.count), width: refSize, at: p)
+                containerBytes &+= p - start
             }
-            entry.storeBigEndian(UInt64(offset), width: offsetSize)
+            entry.storeBigEndian(UInt64(truncatingIfNeeded: offset), width: offsetSize)
             entry += offsetSize
         }
         copyScalars(upTo: scalars.count)

@@ -70,26 +70,29 @@ struct BinaryPlainEncoder: ~Copyable {
     /// (most documents have no large payload, and a small one's write would pay for an empty table).
     private var largeData: BinaryLargeDataTable?
     /// Object numbers of the distinct scalars, keyed by their encodings.
-    private var uniqued = ScalarUniquingTable()
+    private var uniqued: ScalarUniquingTable
     /// The objects of strings met recently, by representation (see ``stringObject(_:hash:text:)``).
-    private var recentStrings = BinaryRecentObjects(bits: 9)
+    private var recentStrings = BinaryRecentObjects(initialBits: 5, bits: 9)
     /// The objects of short scalars met recently, by encoding (see ``shortScalarObject(_:)``).
-    private var recentScalars = BinaryRecentObjects(bits: 8)
+    private var recentScalars = BinaryRecentObjects(initialBits: 4, bits: 8)
     /// The encodings and hashes of the children ``prefetchUniquing(of:index:)`` looked at.
     private var lookedAhead = BinaryShortScalarLookahead()
+    /// Whether small strings' words can be read as text (``StringRepresentation/smallASCII``).
+    private let readsSmallASCII = StringRepresentation.readsSmallASCII
 
-    init(limits: PlistLimits) {
+    /// An encoder for `value` (see ``encode(_:)``).
+    init(limits: PlistLimits, for value: PlistValue) {
         maxDepth = limits.maxDepth
         meter = LimitMeter(limits: limits)
-    }
-
-    /// Writes `value` as a complete `bplist00` document.
-    consuming func encode(_ value: PlistValue) throws(PlistError) -> ByteBuffer {
         // A table sized for the root's own children: doubling from 16 rehashed a 200,000-key
         // dictionary's scalars fifteen times, 5% of its write. Capped, because a large array of
         // one repeated value would otherwise reserve a table it never fills.
         let rootChildren = min(value.arrayValue?.count ?? 2 * (value.dictionaryValue?.count ?? 0), 1 << 20)
-        if rootChildren > 8 { uniqued = ScalarUniquingTable(minimumCapacity: rootChildren) }
+        uniqued = ScalarUniquingTable(minimumCapacity: rootChildren)
+    }
+
+    /// Writes `value`, the one the encoder was made for, as a complete `bplist00` document.
+    consuming func encode(_ value: PlistValue) throws(PlistError) -> ByteBuffer {
         try number(value)
         return emit()
     }
@@ -108,8 +111,6 @@ struct BinaryPlainEncoder: ~Copyable {
         var next = 0
         /// Where the references to `children` start in `references`.
         var firstReference: Int
-        /// Containers above this one.
-        var depth: Int
         /// Whether the children's uniquing buckets are touched ahead of time.
         var prefetching: Bool
         /// Counts taken before a child, from which ``reserveForSiblings(in:)`` tells what the
@@ -152,12 +153,14 @@ struct BinaryPlainEncoder: ~Copyable {
                     prefetchUniquing(of: frame.children + i + Self.lookahead, index: i + Self.lookahead)
                 }
                 if let ahead = lookedAhead.entry(of: frame.children + i, index: i) {
-                    references[frame.firstReference + i] = try uniquedShortScalarObject(ahead.pointee.encoding, hash: ahead.pointee.hash)
+                    references.store(try uniquedShortScalarObject(ahead.pointee.encoding, hash: ahead.pointee.hash), at: frame.firstReference &+ i)
                     continue
                 }
             }
-            let (object, children) = try visit(frame.children + i, depth: frame.depth + 1)
-            references[frame.firstReference + i] = object
+            // The frames suspended on the stack are this container's ancestors.
+            let (object, children) = try visit(frame.children + i, depth: stack.count &+ 1)
+            // Within the run reserved when the container was visited.
+            references.store(object, at: frame.firstReference &+ i)
             if let children {
                 stack.push(frame)
                 frame = children
@@ -203,12 +206,13 @@ struct BinaryPlainEncoder: ~Copyable {
         }
     }
 
-    /// Numbers the node at `value` and, for a container, its keys; returns the object number
-    /// references to the node name and, for a non-empty container, the frame of its other
-    /// children.
+    /// Numbers the node at `value` and, for a container, its keys and leading scalar children;
+    /// returns the object number references to the node name and, for a container with children
+    /// left to number, their frame.
     @inline(__always)
     private mutating func visit(_ value: UnsafePointer<PlistValue>, depth: Int) throws(PlistError) -> (object: UInt32, children: Frame?) {
-        switch Node(value) {
+        let node = Node(value)
+        switch node {
         case .array(let elements, let count):
             let first = references.count
             let object = try newObject(Object(kind: Object.array, first: first, count: count))
@@ -218,9 +222,11 @@ struct BinaryPlainEncoder: ~Copyable {
             references.pushUnfilled(count: count)
             let prefetching = count >= 64 && uniqued.isLarge
             if prefetching { lookedAhead.prepare() }
+            let next = count < Self.sampledChildren ? try numberLeadingScalars(elements, count: count, referencesAt: first) : 0
+            guard next < count else { return (object, nil) }
             return (object, Frame(
-                children: elements, count: count, firstReference: first, depth: depth,
-                prefetching: prefetching, sampleMark: objects.count))
+                children: elements, count: count, next: next, firstReference: first, prefetching: prefetching,
+                sampleMark: objects.count))
         case .dictionary(let keys, let values, let count):
             let first = references.count
             let object = try newObject(Object(kind: Object.dictionary, first: first, count: 2 * count))
@@ -239,26 +245,63 @@ struct BinaryPlainEncoder: ~Copyable {
                 try numberKeysLookingAhead(UnsafeBufferPointer(start: keys, count: count), referencesAt: first)
             } else {
                 for i in 0..<count {
-                    references[first + i] = try stringObject(UnsafeRawPointer(keys + i).load(as: StringRepresentation.self)) { keys[i] }
+                    references.store(try stringObject(UnsafeRawPointer(keys + i).load(as: StringRepresentation.self)) { keys[i] }, at: first &+ i)
                 }
             }
+            let next = count < Self.sampledChildren ? try numberLeadingScalars(values, count: count, referencesAt: first &+ count) : 0
+            guard next < count else { return (object, nil) }
             return (object, Frame(
-                children: values, count: count, firstReference: first + count, depth: depth, prefetching: prefetching,
+                children: values, count: count, next: next, firstReference: first &+ count, prefetching: prefetching,
                 sampleMark: objects.count))
+        case .string, .short, .other:
+            return (try scalarObject(value, node), nil)
+        }
+    }
+
+    /// Numbers the children of a small container up to its first container child, as the walk
+    /// would number them one by one, and returns that child's index (`count` when there is
+    /// none): a container of scalars, the leaves of most documents, then needs no frame.
+    /// Larger containers are left to the walk, which samples and looks ahead in them.
+    @inline(__always)
+    private mutating func numberLeadingScalars(
+        _ children: UnsafePointer<PlistValue>, count: Int, referencesAt first: Int
+    ) throws(PlistError) -> Int {
+        var i = 0
+        while i < count {
+            let child = children + i
+            guard !child.pointee.isContainer else { break }
+            references.store(try scalarObject(child, Node(child)), at: first &+ i)
+            i &+= 1
+        }
+        return i
+    }
+
+    /// The object of the scalar at `value`, whose node is `node` (not a container).
+    @inline(__always)
+    private mutating func scalarObject(_ value: UnsafePointer<PlistValue>, _ node: Node) throws(PlistError) -> UInt32 {
+        switch node {
         case .string(let representation):
-            return (try stringObject(representation) {
+            return try stringObject(representation) {
                 guard case .string(let string) = value.pointee else { preconditionFailure("a string node holds a string") }
                 return string
-            }, nil)
-        case .short(let encoding):
-            return (try shortScalarObject(encoding), nil)
-        case .other:
-            let scalar = value.pointee
-            if case .data(let payload) = scalar, payload.count >= BinaryLargeDataTable.minimumCount {
-                return (try largeDataObject(payload), nil)
             }
-            return (try encodedScalarObject(scalar), nil)
+        case .short(let encoding):
+            return try shortScalarObject(encoding)
+        case .other:
+            return try otherScalarObject(value.pointee)
+        case .array, .dictionary:
+            preconditionFailure("containers are numbered by visit(_:depth:)")
         }
+    }
+
+    /// The object of data, or of an integer above `Int64.max`: out of line, so that the walk,
+    /// which inlines the other kinds' common cases, stays small.
+    @inline(never)
+    private mutating func otherScalarObject(_ scalar: PlistValue) throws(PlistError) -> UInt32 {
+        if case .data(let payload) = scalar, payload.count >= BinaryLargeDataTable.minimumCount {
+            return try largeDataObject(payload)
+        }
+        return try encodedScalarObject(scalar)
     }
 
     /// The fast uniquing hash of a string: that of its UTF-8 (which the string's encoding is a
@@ -299,7 +342,8 @@ struct BinaryPlainEncoder: ~Copyable {
             }
             // Never nil: the dictionary has 64 keys or more.
             let key = keys.baseAddress! + i
-            references[first + i] = try stringObject(UnsafeRawPointer(key).load(as: StringRepresentation.self), hash: hash) { key.pointee }
+            references.store(
+                try stringObject(UnsafeRawPointer(key).load(as: StringRepresentation.self), hash: hash) { key.pointee }, at: first &+ i)
         }
     }
 
@@ -359,17 +403,30 @@ struct BinaryPlainEncoder: ~Copyable {
     /// number repeated across records (a version, a flag, a small count) is found by its two
     /// words. Once the uniquing table holds many scalars, most scalars are distinct and the
     /// recent ones would nearly always miss, so only the table is asked.
+    ///
+    /// Only a repeat that adds no object is answered here, in the walk itself; everything else
+    /// goes to ``listedShortScalarObject(_:)``, whose table lookup would make the walk's own
+    /// frame larger and the common case slower.
     @inline(__always)
     private mutating func shortScalarObject(_ encoding: BinaryShortEncoding) throws(PlistError) -> UInt32 {
+        if !uniqued.holdsMany && !encoding.listsRepeats {
+            // Equal words are an equal encoding: a repeat takes the object the table gave the first.
+            let slot = recentScalars.slot(encoding.low, encoding.high)
+            if let object = recentScalars.object(at: slot, encoding.low, encoding.high) { return object }
+        }
+        return try listedShortScalarObject(encoding)
+    }
+
+    /// ``shortScalarObject(_:)`` for a scalar that is new, or a repeat that is listed again.
+    @inline(never)
+    private mutating func listedShortScalarObject(_ encoding: BinaryShortEncoding) throws(PlistError) -> UInt32 {
         guard !uniqued.holdsMany else { return try uniquedShortScalarObject(encoding) }
-        // Equal words are an equal encoding: a repeat takes the object the table gave the first.
         let slot = recentScalars.slot(encoding.low, encoding.high)
         if let object = recentScalars.object(at: slot, encoding.low, encoding.high) {
-            if encoding.listsRepeats {
-                let start = scalarBytes.count
-                scalarBytes.append(encoding.low, encoding.high, count: encoding.length)
-                _ = try newObject(Object(kind: Object.scalar, first: start, count: encoding.length))
-            }
+            // Only booleans and UIDs come here: every occurrence is an object of its own.
+            let start = scalarBytes.count
+            scalarBytes.append(encoding.low, encoding.high, count: encoding.length)
+            _ = try newObject(Object(kind: Object.scalar, first: start, count: encoding.length))
             return object
         }
         let object = try uniquedShortScalarObject(encoding)
@@ -434,24 +491,66 @@ struct BinaryPlainEncoder: ~Copyable {
     ) throws(PlistError) -> UInt32 {
         let slot = recentStrings.slot(representation.low, representation.high)
         if let object = recentStrings.object(at: slot, representation.low, representation.high) { return object }
-        let object = try uniquedStringObject(text(), hash: knownHash)
+        let object = try uniquedStringObject(representation, hash: knownHash, text: text)
         recentStrings.remember(object, at: slot, representation.low, representation.high)
         return object
     }
 
-    /// The object of a string the recent strings did not know: encoded and uniqued.
-    private mutating func uniquedStringObject(_ string: String, hash knownHash: Int?) throws(PlistError) -> UInt32 {
+    /// The object of a string the recent strings did not know: encoded and uniqued. A small
+    /// ASCII string (most keys, short names and numbers spelled out) is encoded and hashed from
+    /// its two words, as a short scalar is; any other is read through its UTF-8 (see
+    /// ``appendString(_:hash:)``). Either way the hash is that of the UTF-8, so a string unifies
+    /// with an equal one held the other way.
+    private mutating func uniquedStringObject(
+        _ representation: StringRepresentation, hash knownHash: Int?, text: () -> String
+    ) throws(PlistError) -> UInt32 {
         let start = scalarBytes.count
-        scalarBytes.appendBinaryString(string, note: nil)
-        let utf8Count = string.utf8.count
-        return try uniquedObject(encodedFrom: start) { seed, encoding in
-            // ASCII text is its own UTF-8, the end of its encoding: hashed there, in the buffer
-            // just written, rather than read from the string again.
-            if let knownHash { return knownHash }
-            guard encoding[0] >> 4 == 0x5 else { return Self.hash(string, seed: seed) }
-            return ScalarUniquingTable.fastHash(
-                encoding: UnsafeRawBufferPointer(rebasing: encoding[(encoding.count - utf8Count)...]), seed: seed)
+        let hash: Int
+        if readsSmallASCII, let small = representation.smallASCII, small.count < 15 {
+            // The marker and the text, at most fifteen bytes: an inline count, no extended one.
+            scalarBytes.append(
+                0x50 | UInt64(truncatingIfNeeded: small.count) | small.low << 8, small.low >> 56 | small.high << 8,
+                count: 1 &+ small.count)
+            hash = knownHash ?? Int(truncatingIfNeeded: SeededByteHash.hash(
+                low: small.low, high: small.high, count: small.count, seed: uniqued.seed))
+        } else {
+            hash = appendString(text(), hash: knownHash)
         }
+        return try uniquedObject(encodedFrom: start, fastHash: { _, _ in hash })
+    }
+
+    /// Encodes `string` into the scalar bytes, ASCII when every byte is below 0x80 (found while
+    /// hashing it) and UTF-16 otherwise, and returns its fast uniquing hash: `knownHash`, or that
+    /// of its UTF-8 as ``hash(_:seed:)`` takes it.
+    private mutating func appendString(_ string: String, hash knownHash: Int?) -> Int {
+        let seed = uniqued.seed
+        let contiguous = string.utf8.withContiguousStorageIfAvailable { utf8 -> Int in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            let hash: Int
+            let isASCII: Bool
+            if let knownHash {
+                hash = knownHash
+                isASCII = bytes.isASCII
+            } else if bytes.count <= 128 {
+                // The same value as `ScalarUniquingTable.fastHash` takes for up to 128 bytes.
+                let hashed = SeededByteHash.hash(bytes, seed: seed)
+                hash = Int(truncatingIfNeeded: hashed.hash)
+                isASCII = hashed.isASCII
+            } else {
+                hash = ScalarUniquingTable.fastHash(encoding: bytes, seed: seed)
+                isASCII = bytes.isASCII
+            }
+            if isASCII {
+                scalarBytes.appendBinaryMarker(0x5, count: utf8.count)
+                scalarBytes.append(contentsOf: utf8)
+            } else {
+                scalarBytes.appendBinaryUTF16(string, note: nil)
+            }
+            return hash
+        }
+        if let contiguous { return contiguous }
+        scalarBytes.appendBinaryString(string, note: nil)
+        return knownHash ?? Self.hash(string, seed: seed)
     }
 
     /// The object of the scalar just encoded at `scalarBytes[start...]`: the one an identical

@@ -37,7 +37,7 @@ public struct BinaryPlistWriter: Sendable {
     }
 
     private func encode(_ value: PlistValue, layout: BinaryLayout?) throws(PlistError) -> ByteBuffer {
-        guard let layout else { return try BinaryPlainEncoder(limits: limits).encode(value) }
+        guard let layout else { return try BinaryPlainEncoder(limits: limits, for: value).encode(value) }
         return try encodeThroughPlanner(value, layout: layout)
     }
 

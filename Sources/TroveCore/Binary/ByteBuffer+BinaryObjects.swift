@@ -137,7 +137,7 @@ extension ByteBuffer {
     /// Writes `s` as a UTF-16BE string object (`0x6n`); `note` is a noted UTF-16 object's, or nil.
     /// Returns whether the count is spelled minimally.
     @discardableResult
-    private mutating func appendBinaryUTF16(_ s: String, note: BinaryLayout.EncodingNote?) -> Bool {
+    mutating func appendBinaryUTF16(_ s: String, note: BinaryLayout.EncodingNote?) -> Bool {
         let units = s.utf16.count
         let canonical = appendBinaryMarker(0x6, count: units, note: note)
         appendUninitialized(count: 2 * units) { buffer in

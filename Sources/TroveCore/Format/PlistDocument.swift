@@ -115,7 +115,7 @@ public enum Plist {
     /// Writes a document in its own format with the writer options given, following its layout
     /// notes where the format keeps them.
     public static func write(_ document: PlistDocument, options: PlistWriteOptions) throws(PlistError) -> Data {
-        try document.format.writer(options).writeDocument(document)
+        try document.format.writeDocument(document, options: options)
     }
 
     /// Writes a value in the standard layout of `format`, as CoreFoundation would. `limits` bound
@@ -123,6 +123,6 @@ public enum Plist {
     public static func write(
         _ value: PlistValue, as format: PlistFormat, limits: PlistLimits = .default
     ) throws(PlistError) -> Data {
-        try format.writer(PlistWriteOptions(limits: limits)).writeDocument(PlistDocument(value: value, format: format))
+        try format.writeDocument(PlistDocument(value: value, format: format), options: PlistWriteOptions(limits: limits))
     }
 }

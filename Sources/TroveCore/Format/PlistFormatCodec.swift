@@ -75,6 +75,25 @@ extension PlistFormat {
         }
     }
 
+    /// Writes `document` in this format with the writer ``writer(_:)`` gives, called on its
+    /// concrete type: a writer holding the limits is too large for an existential's inline
+    /// buffer, and boxing it cost an allocation per write, which shows in the time of writing a
+    /// small file.
+    func writeDocument(_ document: PlistDocument, options: PlistWriteOptions) throws(PlistError) -> Data {
+        switch self {
+        case .binary:
+            return try BinaryPlistWriter(limits: options.limits).writeDocument(document)
+        case .xml:
+            return try XMLPlistWriter(limits: options.limits).writeDocument(document)
+        case .openStep:
+            return try OpenStepPlistWriter(options.openStep, limits: options.limits).writeDocument(document)
+        case .json:
+            var writer = JSONPlistWriter(options.json)
+            writer.limits = options.limits
+            return try writer.writeDocument(document)
+        }
+    }
+
     /// This format's writer, configured by `options`.
     public func writer(_ options: PlistWriteOptions = PlistWriteOptions()) -> any PlistFormatWriter {
         switch self {

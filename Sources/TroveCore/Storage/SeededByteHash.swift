@@ -53,6 +53,25 @@ enum SeededByteHash {
         return (finalized(h), seen & 0x8080_8080_8080_8080 == 0)
     }
 
+    /// ``hash(_:seed:)`` of the `count` (at most 15) bytes held in `low` and then `high`, least
+    /// significant first: the same value, put together from the words instead of loaded from
+    /// memory. Bits above the bytes are ignored.
+    @inline(__always)
+    static func hash(low: UInt64, high: UInt64, count n: Int, seed: UInt64) -> UInt64 {
+        var h = seed ^ (UInt64(truncatingIfNeeded: n) &* 0x9E37_79B9_7F4A_7C15)
+        if n >= 8 {
+            h = mix(h ^ low)
+            if n > 8 {
+                // The last eight bytes, as the byte loop's overlapping load reads them.
+                let shift = UInt64(truncatingIfNeeded: 8 &* (n &- 8))
+                h = mix(h ^ (low >> shift | high << (64 &- shift)))
+            }
+        } else if n > 0 {
+            h = mix(h ^ (low & (~0 >> UInt64(truncatingIfNeeded: 64 &- 8 &* n))))
+        }
+        return finalized(h)
+    }
+
     /// The hash of a string's UTF-8 code units.
     @inline(__always)
     static func hash(_ string: String, seed: UInt64) -> (hash: UInt64, isASCII: Bool) {

@@ -50,3 +50,37 @@ struct StringRepresentation: Equatable {
         self.high = high
     }
 }
+
+extension StringRepresentation {
+    /// The UTF-8 of a small ASCII string held inline in the words, least significant byte
+    /// first (`low` holds bytes 0 to 7, `high` the rest, zero above them), and its count; nil
+    /// for every other string. Only meaningful where ``readsSmallASCII`` is true, which callers
+    /// check once rather than at every string.
+    ///
+    /// On 64-bit little-endian platforms the standard library keeps a string of up to 15 UTF-8
+    /// bytes in the two words themselves: the bytes from the lowest address on, and in the top
+    /// byte of `high` a discriminator (immortal, ASCII, small: `0xE` in the top four bits of an
+    /// ASCII small string) above the count. Reading them here spares a writer the call that
+    /// lends a small string's bytes out (which copies them to the stack first).
+    @inline(__always)
+    var smallASCII: (low: UInt64, high: UInt64, count: Int)? {
+        guard high >> 60 == 0xE else { return nil }
+        return (low, high & 0x00FF_FFFF_FFFF_FFFF, Int(truncatingIfNeeded: (high >> 56) & 0xF))
+    }
+
+    /// Whether small ASCII strings are laid out as ``smallASCII`` reads them, checked once on
+    /// two strings whose words are known, so that a layout this code does not know (another
+    /// byte order or word size) falls back to reading strings through the standard library.
+    static let readsSmallASCII: Bool = {
+        #if _endian(little) && _pointerBitWidth(_64)
+        let seven = StringRepresentation(String(decoding: [0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67], as: UTF8.self))
+        let fifteen = StringRepresentation(String(decoding: Array(0x61...0x6F as ClosedRange<UInt8>), as: UTF8.self))
+        let nonASCII = StringRepresentation(String(decoding: [0xC3, 0xA9], as: UTF8.self))
+        return seven.low == 0x0067_6665_6463_6261 && seven.high == 0xE700_0000_0000_0000
+            && fifteen.low == 0x6867_6665_6463_6261 && fifteen.high == 0xEF6F_6E6D_6C6B_6A69
+            && nonASCII.high >> 60 != 0xE
+        #else
+        return false
+        #endif
+    }()
+}
