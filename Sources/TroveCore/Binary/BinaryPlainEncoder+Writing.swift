@@ -1,6 +1,42 @@
 /// The plain encoder's second pass: every object, its offset and the trailer written straight
 /// into their places in a buffer of the file's exact size (see ``BinaryPlainEncoder/emit()``).
 extension BinaryPlainEncoder {
+    /// The bytes of a container's marker: the type nibble with the count inline below 15, else
+    /// an extended marker.
+    @inline(__always)
+    static func markerSize(count: Int) -> Int {
+        count < 15 ? 1 : BinaryExtendedMarker(type: 0, count: count).length
+    }
+
+    /// Writes the objects, each at the offset the table gives it, then the offset table and the
+    /// trailer, into a buffer allocated once at the file's exact size.
+    consuming func emit() -> ByteBuffer {
+        let objectCount = objects.count
+        let refSize = BinaryTrailer.powerOfTwoWidth(for: objectCount)
+        let tableOffset = 8 + scalarBytes.count + (largeData?.encodedBytes ?? 0) + containerMarkerBytes + references.count * refSize
+        let offsetSize = BinaryTrailer.powerOfTwoWidth(for: tableOffset)
+        let size = tableOffset + objectCount * offsetSize + 32
+        var out = ByteBuffer(capacity: size)
+        out.append(contentsOf: BinaryTrailer.magic)
+        out.append(UInt8(ascii: "0"))
+        out.appendUninitialized(count: size - 8 - 32) { buffer in
+            // Never nil: the area holds at least one offset.
+            let area = UnsafeMutableRawPointer(buffer.baseAddress!)
+            objects.withUnsafeBufferPointer { objects in
+                references.withUnsafeBufferPointer { references in
+                    scalarBytes.withUnsafeBufferPointer { scalars in
+                        Self.writeObjects(
+                            objects, references: references, scalars: scalars, largeData: largeData, refSize: refSize,
+                            offsetSize: offsetSize, into: area, tableAt: tableOffset - 8)
+                    }
+                }
+            }
+        }
+        out.appendBinaryTrailer(
+            offsetSize: offsetSize, refSize: refSize, objectCount: objectCount, topObject: 0, tableOffset: tableOffset)
+        return out
+    }
+
     /// Writes every object and its offset into `area`, which starts at file offset 8 and holds
     /// the objects and, from `tableAt` on, the offset table.
     ///

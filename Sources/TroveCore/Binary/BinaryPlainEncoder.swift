@@ -58,17 +58,17 @@ struct BinaryPlainEncoder: ~Copyable {
 
     private let maxDepth: Int
     private var meter: LimitMeter
-    private var objects = MovingStack<Object>(capacity: 256)
+    private(set) var objects = MovingStack<Object>(capacity: 256)
     /// The references of every container, in visit order.
-    private var references = MovingStack<UInt32>(capacity: 256)
+    private(set) var references = MovingStack<UInt32>(capacity: 256)
     /// The encodings of the scalar objects, in object order.
-    private var scalarBytes = ByteBuffer(capacity: 1024)
+    private(set) var scalarBytes = ByteBuffer(capacity: 1024)
     /// The bytes the containers' markers (type and count) take, for the exact size of the file.
-    private var containerMarkerBytes = 0
+    private(set) var containerMarkerBytes = 0
     /// Data objects of ``BinaryLargeDataTable/minimumCount`` bytes or more, which are copied from
     /// the values straight into the output rather than through `scalarBytes`; nil until the first
     /// (most documents have no large payload, and a small one's write would pay for an empty table).
-    private var largeData: BinaryLargeDataTable?
+    private(set) var largeData: BinaryLargeDataTable?
     /// Object numbers of the distinct scalars, keyed by their encodings.
     private var uniqued: ScalarUniquingTable
     /// The objects of strings met recently, by representation (see ``stringObject(_:hash:text:)``).
@@ -612,43 +612,5 @@ struct BinaryPlainEncoder: ~Copyable {
         if let exceeded = meter.countValues(objects.count == 1 ? elements + 1 : elements) {
             throw meter.limits.error(exceeding: exceeded, format: .binary)
         }
-    }
-
-    // MARK: - Writing
-
-    /// The bytes of a container's marker: the type nibble with the count inline below 15, else
-    /// an extended marker.
-    @inline(__always)
-    private static func markerSize(count: Int) -> Int {
-        count < 15 ? 1 : BinaryExtendedMarker(type: 0, count: count).length
-    }
-
-    /// Writes the objects, each at the offset the table gives it, then the offset table and the
-    /// trailer, into a buffer allocated once at the file's exact size.
-    private consuming func emit() -> ByteBuffer {
-        let objectCount = objects.count
-        let refSize = BinaryTrailer.powerOfTwoWidth(for: objectCount)
-        let tableOffset = 8 + scalarBytes.count + (largeData?.encodedBytes ?? 0) + containerMarkerBytes + references.count * refSize
-        let offsetSize = BinaryTrailer.powerOfTwoWidth(for: tableOffset)
-        let size = tableOffset + objectCount * offsetSize + 32
-        var out = ByteBuffer(capacity: size)
-        out.append(contentsOf: BinaryTrailer.magic)
-        out.append(UInt8(ascii: "0"))
-        out.appendUninitialized(count: size - 8 - 32) { buffer in
-            // Never nil: the area holds at least one offset.
-            let area = UnsafeMutableRawPointer(buffer.baseAddress!)
-            objects.withUnsafeBufferPointer { objects in
-                references.withUnsafeBufferPointer { references in
-                    scalarBytes.withUnsafeBufferPointer { scalars in
-                        Self.writeObjects(
-                            objects, references: references, scalars: scalars, largeData: largeData, refSize: refSize,
-                            offsetSize: offsetSize, into: area, tableAt: tableOffset - 8)
-                    }
-                }
-            }
-        }
-        out.appendBinaryTrailer(
-            offsetSize: offsetSize, refSize: refSize, objectCount: objectCount, topObject: 0, tableOffset: tableOffset)
-        return out
     }
 }
