@@ -51,7 +51,14 @@ struct PlistContainerCursor {
         keys = dictionary.keys
         // Compared through a buffer pointer, which lends its keys: through the array, the sort
         // retained and released both keys of every comparison.
-        order = keys.withUnsafeBufferPointer { keys in keys.indices.sorted { Order.precedes(keys[$0], keys[$1]) } }
+        order = keys.withUnsafeBufferPointer { keys in
+            // A dictionary read from a file that a sorting writer wrote is in order already: one
+            // pass of neighbour comparisons finds that, and the walk then needs no positions.
+            var sorted = 1
+            while sorted < keys.count && Order.precedes(keys[sorted - 1], keys[sorted]) { sorted += 1 }
+            if sorted >= keys.count { return [] }
+            return keys.indices.sorted { Order.precedes(keys[$0], keys[$1]) }
+        }
         isDictionary = true
         count = keys.count
     }
