@@ -27,6 +27,29 @@ struct FastPathTests {
         #expect(!PlistKeyOrder.precedes("\u{FFFD}", "𝄞"))
     }
 
+    @Test("sorting keys by their eight-byte prefixes gives the order of sorting them with precedes")
+    func prefixSortMatchesComparisonSort() {
+        // Pieces that make keys share long prefixes, differ at and around byte 8, end inside a
+        // prefix, hold NUL (the prefix's padding byte) and put U+E000...U+FFFF against
+        // supplementary scalars at every offset.
+        let pieces = ["", "a", "b", "ab", "general.", "\u{0}", "é", "中", "\u{E000}", "\u{FFFD}", "😀", "𝄞", "7", "12345678"]
+        var random = SplitMix(seed: 0x5EED_0F_50E7)
+        for count in [0, 1, 2, 12, 13, 40, 300, 3_000] {
+            var seen = Set<[UInt8]>()
+            var keys: [String] = []
+            while keys.count < count {
+                var key = ""
+                for _ in 0..<Int.random(in: 0...5, using: &random) { key += pieces.randomElement(using: &random)! }
+                if seen.insert(Array(key.utf8)).inserted { keys.append(key) }
+                if seen.count > 40_000 { break }
+            }
+            let expected = keys.indices.sorted { PlistKeyOrder.precedes(keys[$0], keys[$1]) }
+            let sorted = keys.withUnsafeBufferPointer { PlistKeyOrder.sortedPositions(of: $0) }
+            #expect(sorted == expected, "\(count) keys")
+            #expect(sorted.map { keys[$0] } == keys.sorted(by: Self.utf16Precedes), "\(count) keys")
+        }
+    }
+
     /// The definition the fast UTF-8 check must keep: what the standard library decodes without
     /// a replacement character.
     private static func decodesCleanly(_ bytes: [UInt8]) -> Bool {

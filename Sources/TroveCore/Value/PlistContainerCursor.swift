@@ -49,15 +49,12 @@ struct PlistContainerCursor {
     init<Order: PlistKeySortOrder>(dictionary: PlistDictionary, sortedBy _: Order.Type) {
         values = dictionary.values
         keys = dictionary.keys
-        // Compared through a buffer pointer, which lends its keys: through the array, the sort
-        // retained and released both keys of every comparison.
         order = keys.withUnsafeBufferPointer { keys in
             // A dictionary read from a file that a sorting writer wrote is in order already: one
             // pass of neighbour comparisons finds that, and the walk then needs no positions.
             var sorted = 1
             while sorted < keys.count && Order.precedes(keys[sorted - 1], keys[sorted]) { sorted += 1 }
-            if sorted >= keys.count { return [] }
-            return keys.indices.sorted { Order.precedes(keys[$0], keys[$1]) }
+            return sorted >= keys.count ? [] : Order.sortedPositions(of: keys)
         }
         isDictionary = true
         count = keys.count
@@ -90,6 +87,16 @@ struct PlistContainerCursor {
 /// sort gives the same result.
 protocol PlistKeySortOrder {
     static func precedes(_ a: String, _ b: String) -> Bool
+    /// The positions of `keys` in this order: `result[i]` is the position of the `i`th key.
+    static func sortedPositions(of keys: UnsafeBufferPointer<String>) -> [Int]
+}
+
+extension PlistKeySortOrder {
+    static func sortedPositions(of keys: UnsafeBufferPointer<String>) -> [Int] {
+        // Compared through a buffer pointer, which lends its keys: through an array, the sort
+        // retains and releases both keys of every comparison.
+        keys.indices.sorted { precedes(keys[$0], keys[$1]) }
+    }
 }
 
 extension PlistKeyOrder: PlistKeySortOrder {}

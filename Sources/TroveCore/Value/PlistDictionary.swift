@@ -215,7 +215,7 @@ public struct PlistDictionary: Sendable {
     ///
     /// - Complexity: O(*n* log *n*).
     public func sortedByKey() -> PlistDictionary {
-        let order = keys.indices.sorted { PlistKeyOrder.precedes(keys[$0], keys[$1]) }
+        let order = keys.withUnsafeBufferPointer { PlistKeyOrder.sortedPositions(of: $0) }
         var sorted = PlistDictionary()
         sorted.keys = order.map { keys[$0] }
         sorted.values = order.map { values[$0] }
