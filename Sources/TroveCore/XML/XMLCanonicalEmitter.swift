@@ -58,13 +58,14 @@ struct XMLCanonicalEmitter: ~Copyable {
     /// Writes one node below the containers in `open`: a scalar whole, a container up to its
     /// children, returning its cursor to be opened (nil when it was written whole).
     private mutating func writeNode(_ value: PlistValue, in open: [PlistContainerCursor]) throws(PlistError) -> PlistContainerCursor? {
-        if let exceeded = meter.count(value) {
-            throw meter.limits.error(exceeding: exceeded, format: .xml, keyPath: PlistContainerCursor.keyPath(open))
-        }
+        // The limits are counted here rather than through `LimitMeter.count(_:)`, which takes the
+        // value apart a second time (and retains its payload again) before this switch.
+        if let exceeded = meter.countValue() { throw limitError(exceeded, open) }
         let depth = open.count
         if depth > 0 { appendBreak(depth: depth) }
         switch value {
         case .string(let s):
+            if let exceeded = meter.countBytes(s.utf8.count) { throw limitError(exceeded, open) }
             out.append("<string>")
             XMLCanonicalSpelling.appendEscaped(s, to: &out)
             out.append("</string>")
@@ -83,6 +84,7 @@ struct XMLCanonicalEmitter: ~Copyable {
             XMLCanonicalSpelling.appendDate(d, to: &out)
             out.append("</date>")
         case .data(let d):
+            if let exceeded = meter.countBytes(d.count) { throw limitError(exceeded, open) }
             out.append("<data>")
             XMLCanonicalSpelling.appendDataContent(d, depth: depth, to: &out)
             out.append("</data>")
@@ -103,6 +105,9 @@ struct XMLCanonicalEmitter: ~Copyable {
             out.append("<array>")
             return PlistContainerCursor(array: elements)
         case .dictionary(let d):
+            var keyBytes = 0
+            for key in d.keys { keyBytes = keyBytes.saturatingAdd(key.utf8.count) }
+            if let exceeded = meter.countBytes(keyBytes) { throw limitError(exceeded, open) }
             try checkDepth(depth, open)
             guard !d.isEmpty else {
                 out.append("<dict/>")
@@ -112,6 +117,10 @@ struct XMLCanonicalEmitter: ~Copyable {
             return PlistContainerCursor(dictionary: d, sortedBy: PlistKeyOrder.self)
         }
         return nil
+    }
+
+    private func limitError(_ exceeded: PlistLimit, _ open: [PlistContainerCursor]) -> PlistError {
+        meter.limits.error(exceeding: exceeded, format: .xml, keyPath: PlistContainerCursor.keyPath(open))
     }
 
     private func checkDepth(_ depth: Int, _ open: [PlistContainerCursor]) throws(PlistError) {
