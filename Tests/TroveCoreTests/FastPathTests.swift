@@ -122,6 +122,21 @@ struct FastPathTests {
         }
     }
 
+    @Test("byte-buffer appends of every length up to 40 copy exactly those bytes after what is there")
+    func byteBufferAppendsEveryLength() {
+        let source = (0..<48).map { UInt8($0 * 5 + 1) }
+        for offset in 0..<9 {
+            for length in 0...40 {
+                var out = ByteBuffer(capacity: 16)
+                out.append(repeating: 0xEE, count: offset)
+                source.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[3..<3 + length])) }
+                out.append(0xFF)
+                let expected = Array(repeating: 0xEE, count: offset) + source[3..<3 + length] + [0xFF]
+                #expect(out.withUnsafeBufferPointer { Array($0) } == expected, "offset \(offset), length \(length)")
+            }
+        }
+    }
+
     @Test("control-character prescan agrees with a byte-by-byte scan at every position")
     func controlScanMatchesNaive() {
         let interesting: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x41, 0x7F, 0x80, 0xBF, 0xEE, 0xEF, 0xF0]

@@ -91,6 +91,77 @@ struct XMLWriterTests {
         #expect(try text(.data(Data())) == document("<data>\n</data>"))
     }
 
+    @Test("base64 of every length up to 100 at every depth: Foundation's letters in CF's lines")
+    func dataLayoutAllLengths() throws {
+        var random = SplitMix(seed: 0xB64)
+        for count in 0...100 {
+            let bytes = Data((0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+            let letters = Array(bytes.base64EncodedString().utf8)
+            for depth in 0...10 {
+                let indent = min(depth, 8)
+                let lineLength = 76 - 8 * indent
+                var expected: [UInt8] = [0x0A]
+                for start in stride(from: 0, to: letters.count, by: lineLength) {
+                    expected += Array(repeating: 0x09, count: indent)
+                    expected += letters[start..<min(start + lineLength, letters.count)]
+                    expected.append(0x0A)
+                }
+                expected += Array(repeating: 0x09, count: depth)
+                var out = ByteBuffer()
+                XMLCanonicalSpelling.appendDataContent(bytes, depth: depth, to: &out)
+                #expect(out.withUnsafeBufferPointer { Array($0) } == expected, "\(count) bytes at depth \(depth)")
+            }
+        }
+    }
+
+    @Test("strings of every length up to 40 escape a metacharacter at any position, and only there")
+    func escapingAtEveryPosition() throws {
+        for length in 1...40 {
+            for position in 0..<length {
+                for meta in ["&", "<", ">"] {
+                    var characters = Array(repeating: "x", count: length)
+                    characters[position] = meta
+                    // A byte next to each metacharacter's code that must stay as it is.
+                    if position + 1 < length { characters[position + 1] = meta == "<" ? "=" : "?" }
+                    let string = characters.joined()
+                    var out = ByteBuffer()
+                    XMLCanonicalSpelling.appendEscaped(string, to: &out)
+                    let expected = string.replacingOccurrences(of: "&", with: "&amp;")
+                        .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+                    #expect(out.string == expected, "\(string)")
+                }
+            }
+            let plain = String(repeating: "=?;%", count: 10).prefix(length)
+            var out = ByteBuffer()
+            XMLCanonicalSpelling.appendEscaped(String(plain), to: &out)
+            #expect(out.string == plain)
+        }
+    }
+
+    @Test("keys in order, reversed or with one out of place are written in the same sorted order")
+    func keyOrderWhateverTheInsertionOrder() throws {
+        let sorted = (0..<20).map { "key\(String($0 + 10))" }
+        var orders = [sorted, sorted.reversed(), Array(sorted.dropFirst()) + [sorted[0]]]
+        orders.append([sorted[1], sorted[0]] + sorted.dropFirst(2))
+        let expected = try text(.dictionary(PlistDictionary(uniqueKeys: sorted, values: sorted.map { .string($0) })))
+        for keys in orders {
+            let value = PlistValue.dictionary(PlistDictionary(uniqueKeys: keys, values: keys.map { .string($0) }))
+            #expect(try text(value) == expected)
+        }
+        #expect(expected.components(separatedBy: "<key>").count == 21)
+    }
+
+    @Test("nesting deeper than 64 levels keeps a tab per level")
+    func deepIndentation() throws {
+        var value: PlistValue = "leaf"
+        for _ in 0..<70 { value = [value] }
+        var expected = ""
+        for depth in 0..<70 { expected += (depth == 0 ? "" : "\n" + String(repeating: "\t", count: depth)) + "<array>" }
+        expected += "\n" + String(repeating: "\t", count: 70) + "<string>leaf</string>"
+        for depth in (0..<70).reversed() { expected += "\n" + String(repeating: "\t", count: depth) + "</array>" }
+        #expect(try text(value) == document(expected))
+    }
+
     @Test("UIDs become CF$UID dictionaries; null is refused")
     func uidAndNull() throws {
         #expect(try text([.uid(7)]) == document("<array>\n\t<dict>\n\t\t<key>CF$UID</key>\n\t\t<integer>7</integer>\n\t</dict>\n</array>"))

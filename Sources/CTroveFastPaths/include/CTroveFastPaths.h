@@ -80,6 +80,18 @@ size_t trove_xml_first_escaped(const unsigned char *bytes, size_t count);
 /// `/`): checked 16 bytes a step with vector compares.
 int trove_is_base64_letters(const unsigned char *bytes, size_t count);
 
+/// Writes the base64 of `bytes[0..<count]` into `out` as the XML writer lays out `<data>`: lines
+/// of `line_length` letters (a multiple of 4, at least 4; the last line may be shorter and ends
+/// in `=` padding when `count` is not a multiple of 3), each preceded by `indent` tabs and
+/// followed by a newline. Returns the number of bytes written, which is
+/// `ceil(count / 3) * 4 + lines * (indent + 1)`; `out` must hold that many. Nothing is written
+/// for `count` 0.
+///
+/// In C so that three bytes become four letters through one table of letter pairs, two groups a
+/// step, with the line breaks decided once per line rather than per group.
+size_t trove_base64_lines(unsigned char *out, const unsigned char *bytes, size_t count, size_t line_length,
+                          size_t indent);
+
 /// Asks the processor to bring the cache line holding `address` closer, without waiting for it.
 ///
 /// The binary writer's uniquing table of a large document is several megabytes, and each

@@ -49,7 +49,13 @@ struct PlistContainerCursor {
     init<Order: PlistKeySortOrder>(dictionary: PlistDictionary, sortedBy _: Order.Type) {
         values = dictionary.values
         keys = dictionary.keys
-        order = keys.withUnsafeBufferPointer { Order.sortedPositions(of: $0) }
+        order = keys.withUnsafeBufferPointer { keys in
+            // A dictionary read from a file that a sorting writer wrote is in order already: one
+            // pass of neighbour comparisons finds that, and the walk then needs no positions.
+            var sorted = 1
+            while sorted < keys.count && Order.precedes(keys[sorted - 1], keys[sorted]) { sorted += 1 }
+            return sorted >= keys.count ? [] : Order.sortedPositions(of: keys)
+        }
         isDictionary = true
         count = keys.count
     }

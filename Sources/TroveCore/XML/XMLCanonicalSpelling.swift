@@ -5,18 +5,24 @@ import Foundation
 /// piece of a property list. The writer emits them; the layout scanner compares a document's
 /// bytes against them to decide what is worth a note.
 enum XMLCanonicalSpelling {
-    static let header = Array(
+    /// Everything before the root value's `<`, as the canonical writer appends it.
+    static var prologText: StaticString {
         """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
 
-        """.utf8)
+        """
+    }
+    static let header = Array(UnsafeBufferPointer(start: prologText.utf8Start, count: prologText.utf8CodeUnitCount))
     static let footer = Array("</plist>\n".utf8)
     /// Everything before the root value's `<`.
     static let prolog = header
     /// Everything after the root value's final `>`.
     static let epilog = Array("\n</plist>\n".utf8)
+
+    /// A newline and 64 tabs: the break before an element at depth d is its first d + 1 bytes.
+    static var breakText: StaticString { "\n\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t" }
 
     /// The element name a value is written with.
     static func elementName(_ value: PlistValue) -> StaticString {
@@ -140,8 +146,6 @@ enum XMLCanonicalSpelling {
         out.append(UInt8(ascii: "Z"))
     }
 
-    private static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
     /// The content of `<data>` at `depth`: a newline, then base64 lines of `76 - 8 * indent`
     /// characters (indent capped at 8 tabs, as CF counts a tab as 8 columns), each indented and
     /// ended by a newline, then the indentation of the closing tag.
@@ -150,47 +154,16 @@ enum XMLCanonicalSpelling {
         let indent = min(depth, 8)
         // 76 - 8k is a multiple of 4, so every full line holds exactly lineLength / 4 groups.
         let lineLength = 76 - 8 * indent
-        let alphabet = base64Alphabet  // one load of the global, not one per group
         data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             let n = bytes.count
-            guard n > 0 else { return }
+            guard n > 0, let source = bytes.baseAddress else { return }
             let encodedCount = (n / 3 + (n % 3 == 0 ? 0 : 1)) * 4
             let lineCount = (encodedCount + lineLength - 1) / lineLength
             let total = encodedCount + lineCount * (indent + 1)
-            alphabet.withUnsafeBufferPointer { table in
-                out.appendUninitialized(count: total) { o in
-                    // Invariant: exactly `total` bytes are written into `o`: each line is
-                    // `indent` tabs, up to lineLength characters and a newline, and the groups
-                    // cover the encodedCount characters.
-                    var w = 0
-                    var i = 0
-                    var column = lineLength
-                    while i < n {
-                        if column == lineLength {
-                            for _ in 0..<indent {
-                                o[w] = 0x09
-                                w += 1
-                            }
-                            column = 0
-                        }
-                        let b0 = UInt32(bytes[i])
-                        let b1 = i + 1 < n ? UInt32(bytes[i + 1]) : 0
-                        let b2 = i + 2 < n ? UInt32(bytes[i + 2]) : 0
-                        let group = b0 << 16 | b1 << 8 | b2
-                        o[w] = table[Int(group >> 18 & 0x3F)]
-                        o[w + 1] = table[Int(group >> 12 & 0x3F)]
-                        o[w + 2] = i + 1 < n ? table[Int(group >> 6 & 0x3F)] : UInt8(ascii: "=")
-                        o[w + 3] = i + 2 < n ? table[Int(group & 0x3F)] : UInt8(ascii: "=")
-                        w += 4
-                        column += 4
-                        i += 3
-                        if column == lineLength || i >= n {
-                            o[w] = 0x0A
-                            w += 1
-                            if i < n { column = lineLength }
-                        }
-                    }
-                }
+            out.appendUninitialized(count: total) { o in
+                let written = trove_base64_lines(
+                    o.baseAddress, source.assumingMemoryBound(to: UInt8.self), n, lineLength, indent)
+                precondition(written == total, "base64 of \(n) bytes took \(written) bytes, not \(total)")
             }
         }
         appendTabs(depth, to: &out)

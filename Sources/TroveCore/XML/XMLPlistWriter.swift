@@ -36,21 +36,36 @@ public struct XMLPlistWriter: Sendable {
     ///   `.depthLimit` beyond ``maxDepth``, `.badEncoding` when the layout's 8-bit encoding
     ///   cannot hold a character of the value.
     public func write(_ value: PlistValue, layout: XMLLayout? = nil) throws(PlistError) -> [UInt8] {
+        guard let layout else {
+            let emitter = try emitCanonical(value)
+            return emitter.out.array
+        }
         let emitter = try emit(value, layout: layout)
-        guard let layout, layout.encoding != .standard else { return emitter.out.array }
+        guard layout.encoding != .standard else { return emitter.out.array }
         return try XMLTranscoder.encode(emitter.out.array, as: layout.encoding)
     }
 
     /// The same document as `Data` that owns the emitter's buffer (UTF-8 documents; others are
     /// transcoded as ``write(_:layout:)`` does), so that `Plist.write` does not copy it twice.
     func writeData(_ value: PlistValue, layout: XMLLayout? = nil) throws(PlistError) -> Data {
-        if let layout, layout.encoding != .standard { return Data(try write(value, layout: layout)) }
+        guard let layout else {
+            let emitter = try emitCanonical(value)
+            return emitter.out.data()
+        }
+        if layout.encoding != .standard { return Data(try write(value, layout: layout)) }
         let emitter = try emit(value, layout: layout)
         return emitter.out.data()
     }
 
-    /// The UTF-8 document, in the emitter's buffer.
-    private func emit(_ value: PlistValue, layout: XMLLayout?) throws(PlistError) -> XMLEmitter {
+    /// CoreFoundation's document for `value`, in the emitter's buffer.
+    private func emitCanonical(_ value: PlistValue) throws(PlistError) -> XMLCanonicalEmitter {
+        var emitter = XMLCanonicalEmitter(maxDepth: maxDepth, limits: limits)
+        try emitter.writeDocument(value)
+        return emitter
+    }
+
+    /// The UTF-8 document following `layout`, in the emitter's buffer.
+    private func emit(_ value: PlistValue, layout: XMLLayout) throws(PlistError) -> XMLEmitter {
         var emitter = XMLEmitter(layout: layout, maxDepth: maxDepth)
         emitter.meter = LimitMeter(limits: limits)
         try emitter.writeDocument(value)
