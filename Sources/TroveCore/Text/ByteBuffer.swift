@@ -77,23 +77,7 @@ struct ByteBuffer: ~Copyable {
     @inline(__always)
     mutating func append(_ bytes: UnsafePointer<UInt8>, count n: Int) {
         if n > capacity - count { grow(toHold: count + n) }
-        let source = UnsafeRawPointer(bytes)
-        let target = UnsafeMutableRawPointer(storage + count)
-        // Tags, keys and short strings: two overlapping loads and stores that stay within both
-        // ranges, where a call to `memmove` cost several times the copy.
-        if n >= 8 && n <= 16 {
-            let head = source.loadUnaligned(as: UInt64.self)
-            let tail = source.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
-            target.storeBytes(of: head, as: UInt64.self)
-            target.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
-        } else if n >= 4 && n < 8 {
-            let head = source.loadUnaligned(as: UInt32.self)
-            let tail = source.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
-            target.storeBytes(of: head, as: UInt32.self)
-            target.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
-        } else {
-            (storage + count).update(from: bytes, count: n)
-        }
+        UnsafeMutableRawPointer(storage + count).copyBytes(from: bytes, count: n)
         count += n
     }
 

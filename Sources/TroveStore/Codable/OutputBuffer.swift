@@ -1,4 +1,5 @@
 import Foundation
+import TroveCore
 
 /// A growable byte buffer for the Codable writers: appends go straight to memory, with one
 /// capacity check each, and the result is handed to `Data` without a copy.
@@ -50,27 +51,10 @@ struct OutputBuffer: ~Copyable {
         append(source, count: bytes.count)
     }
 
-    /// Tags, keys and numbers are a few bytes long, and a call to `memcpy` for each cost more
-    /// than the copy: up to 16 bytes are moved with two overlapping loads and stores instead.
     @inline(__always)
     private mutating func append(_ source: UnsafeRawPointer, count n: Int) {
         reserve(n)
-        let destination = UnsafeMutableRawPointer(base + count)
-        if n >= 8 && n <= 16 {
-            let head = source.loadUnaligned(as: UInt64.self)
-            let tail = source.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
-            destination.storeBytes(of: head, as: UInt64.self)
-            destination.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
-        } else if n >= 4 && n < 8 {
-            let head = source.loadUnaligned(as: UInt32.self)
-            let tail = source.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
-            destination.storeBytes(of: head, as: UInt32.self)
-            destination.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
-        } else if n < 4 {
-            for k in 0..<n { destination.storeBytes(of: source.load(fromByteOffset: k, as: UInt8.self), toByteOffset: k, as: UInt8.self) }
-        } else {
-            destination.copyMemory(from: source, byteCount: n)
-        }
+        UnsafeMutableRawPointer(base + count).copyBytes(from: source, count: n)
         count += n
     }
 
