@@ -73,7 +73,8 @@ public struct XMLPlistWriter: Sendable {
     }
 }
 
-/// One write: the output buffer and the notes being followed.
+/// One write following a document's notes: the output buffer and the notes being followed
+/// (``XMLCanonicalEmitter`` writes a value without notes).
 ///
 /// Nesting is walked with an explicit stack of open containers (`OpenContainer`), never by
 /// recursion, so a value at the depth ceiling fits a small thread stack. The stack is a local of
@@ -81,12 +82,12 @@ public struct XMLPlistWriter: Sendable {
 /// straight from it, lent rather than copied.
 struct XMLEmitter: ~Copyable {
     var out = ByteBuffer(capacity: 4096)
-    let layout: XMLLayout?
+    let layout: XMLLayout
     let maxDepth: Int
     /// Counts what is written, so a shared container cannot expand without end.
     var meter = LimitMeter(limits: .default)
     private var scratch = ByteBuffer()
-    /// CF's line break and indentation, or the document's own.
+    /// The document's line break and indentation.
     private let breaks: XMLIndentedBreaks
 
     /// An array or dictionary whose start tag is written and whose end tag is not.
@@ -108,18 +109,18 @@ struct XMLEmitter: ~Copyable {
         var name: StaticString { cursor.isDictionary ? "dict" : "array" }
     }
 
-    init(layout: XMLLayout?, maxDepth: Int) {
+    init(layout: XMLLayout, maxDepth: Int) {
         self.layout = layout
         self.maxDepth = maxDepth
-        breaks = layout.map { XMLIndentedBreaks(lineBreak: $0.lineBreak, unit: $0.indentUnit) } ?? .canonical
+        breaks = XMLIndentedBreaks(lineBreak: layout.lineBreak, unit: layout.indentUnit)
     }
 
     mutating func writeDocument(_ value: PlistValue) throws(PlistError) {
-        out.append(contentsOf: layout?.prolog ?? XMLCanonicalSpelling.prolog)
+        out.append(contentsOf: layout.prolog ?? XMLCanonicalSpelling.prolog)
         // The open containers, outermost first; their cursors' current children make the key
         // path of the node being written.
         var open: [OpenContainer] = []
-        if let root = try writeNode(value, old: layout == nil ? nil : 0, isRoot: true, in: open) {
+        if let root = try writeNode(value, old: 0, isRoot: true, in: open) {
             open.append(root)
         }
         while let top = open.indices.last {
@@ -132,7 +133,7 @@ struct XMLEmitter: ~Copyable {
             if open[top].originalChildrenLeft > 0 {
                 let first = open[top].originalChild
                 let valueIndex = open[top].cursor.isDictionary ? first + 1 : first
-                open[top].originalChild = valueIndex + (layout?.containers[valueIndex]?.subtreeSize ?? 1)
+                open[top].originalChild = valueIndex + (layout.containers[valueIndex]?.subtreeSize ?? 1)
                 open[top].originalChildrenLeft -= 1
                 old = first
             }
@@ -144,7 +145,7 @@ struct XMLEmitter: ~Copyable {
                 open.append(opened)
             }
         }
-        out.append(contentsOf: layout?.epilog ?? XMLCanonicalSpelling.epilog)
+        out.append(contentsOf: layout.epilog ?? XMLCanonicalSpelling.epilog)
     }
 
     /// The path of the node being written below `open`.
@@ -154,7 +155,7 @@ struct XMLEmitter: ~Copyable {
 
     private func note(_ old: Int?) -> XMLNodeNote? {
         // Most documents written by Apple's software have no node notes; then nothing is hashed.
-        guard let old, let layout, !layout.notes.isEmpty else { return nil }
+        guard let old, !layout.notes.isEmpty else { return nil }
         return layout.notes[old]
     }
 
@@ -166,7 +167,7 @@ struct XMLEmitter: ~Copyable {
         }
     }
 
-    /// A line break and indentation: CF's newline and tabs, or the document's own.
+    /// A line break and indentation, as the document spelled them.
     private mutating func appendBreak(depth: Int) {
         breaks.append(depth: depth, to: &out)
     }
@@ -194,12 +195,8 @@ struct XMLEmitter: ~Copyable {
         case .array(let elements):
             return try openContainer(PlistContainerCursor(array: elements), old: old, note: note, in: open)
         case .dictionary(let d):
-            // CF sorts keys; with notes, the value's own order is the document's.
-            let cursor =
-                layout == nil
-                ? PlistContainerCursor(dictionary: d, sortedBy: PlistKeyOrder.self)
-                : PlistContainerCursor(dictionary: d)
-            return try openContainer(cursor, old: old, note: note, in: open, dictionary: d)
+            // With notes, the value's own order is the document's.
+            return try openContainer(PlistContainerCursor(dictionary: d), old: old, note: note, in: open, dictionary: d)
         default:
             writeScalar(value, depth: depth, note: note)
             return nil
@@ -296,7 +293,7 @@ struct XMLEmitter: ~Copyable {
         }
         let isDictionary = cursor.isDictionary
         let name: StaticString = isDictionary ? "dict" : "array"
-        let shape: XMLContainerShape? = old.flatMap { layout?.containers[$0] }.flatMap {
+        let shape: XMLContainerShape? = old.flatMap { layout.containers[$0] }.flatMap {
             $0.isDictionary == isDictionary ? $0 : nil
         }
         let start = note?.startTag.flatMap { Self.tagName($0).elementsEqual(Self.bytes(name)) ? $0 : nil }
