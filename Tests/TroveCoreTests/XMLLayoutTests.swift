@@ -83,6 +83,48 @@ struct XMLLayoutTests {
         #expect(try XMLTestSupport.read(bytes: replaced).value == value)
     }
 
+    @Test("a layout without notes keeps the value's key order after edits, as a noted one does")
+    func noteFreeLayoutKeepsKeyOrder() throws {
+        let canonical = try XMLPlistWriter().write(["b": 1, "d": ["x": 2, "y": 3]])
+        var (value, layout) = try XMLTestSupport.read(bytes: canonical)
+        #expect(layout?.hasNotes == false)
+        value["a"] = "added last"
+        value["d"] = ["y": 3, "x": 2]
+        let out = String(decoding: try XMLPlistWriter().write(value, layout: layout), as: UTF8.self)
+        #expect(out == XMLTestSupport.document(
+            "<dict>\n\t<key>b</key>\n\t<integer>1</integer>\n\t<key>d</key>\n\t<dict>\n\t\t<key>y</key>\n\t\t<integer>3</integer>\n\t\t<key>x</key>\n\t\t<integer>2</integer>\n\t</dict>\n\t<key>a</key>\n\t<string>added last</string>\n</dict>"))
+        // The same edits under a layout that has a note take the notes' path: one output either way.
+        let noted = XMLTestSupport.document("<dict>\n\t<key>b</key>\n\t<integer>0x2</integer>\n\t<key>d</key>\n\t<dict>\n\t\t<key>x</key>\n\t\t<integer>2</integer>\n\t\t<key>y</key>\n\t\t<integer>3</integer>\n\t</dict>\n</dict>")
+        var (other, otherLayout) = try XMLTestSupport.read(bytes: Array(noted.utf8))
+        #expect(otherLayout?.hasNotes == true)
+        other["b"] = 1
+        other["a"] = "added last"
+        other["d"] = ["y": 3, "x": 2]
+        let otherOut = String(decoding: try XMLPlistWriter().write(other, layout: otherLayout), as: UTF8.self)
+        #expect(otherOut == out, "\(otherOut.debugDescription)\n\(out.debugDescription)")
+    }
+
+    @Test("indentation deeper than the precomputed levels is written and recognized level by level")
+    func deepIndentation() throws {
+        for (lineBreak, unit) in [("\n", "\t"), ("\r\n", "  ")] {
+            let depth = 3 * XMLIndentedBreaks.precomputedDepth + 5
+            var text = "<plist>"
+            for level in 0..<depth { text += lineBreak + String(repeating: unit, count: level) + "<array>" }
+            text += lineBreak + String(repeating: unit, count: depth) + "<true/>"
+            for level in (0..<depth).reversed() { text += lineBreak + String(repeating: unit, count: level) + "</array>" }
+            text += lineBreak + "</plist>" + lineBreak
+            var (value, layout) = try XMLTestSupport.read(bytes: Array(text.utf8))
+            #expect(layout?.notes.isEmpty == true, "every break is the standard one for its depth")
+            #expect(String(decoding: try XMLPlistWriter().write(value, layout: layout), as: UTF8.self) == text)
+            // A node added at the bottom is indented the file's way, at its full depth.
+            let path = PlistKeyPath(components: Array(repeating: .index(0), count: depth - 1))
+            try value.insert(false, at: path.appending(index: 1))
+            let edited = String(decoding: try XMLPlistWriter().write(value, layout: layout), as: UTF8.self)
+            let deepest = lineBreak + String(repeating: unit, count: depth)
+            #expect(edited.contains(deepest + "<true/>" + deepest + "<false/>" + lineBreak))
+        }
+    }
+
     @Test("a file indented with spaces and CRLF costs no per-node notes, and additions follow its style")
     func indentationStyle() throws {
         let text = "<plist>\r\n<dict>\r\n    <key>a</key>\r\n    <array>\r\n        <integer>1</integer>\r\n    </array>\r\n</dict>\r\n</plist>\r\n"

@@ -1,4 +1,5 @@
-/// One write without layout notes: CoreFoundation's bytes for a value, keys sorted.
+/// One write without layout notes: CoreFoundation's bytes for a value, keys sorted, or kept in
+/// the value's order for a layout that has no notes.
 ///
 /// ``XMLEmitter`` writes the same bytes when it has no notes, but every node there asks for its
 /// note, its noted tags and its original position, and each of those optional checks went
@@ -10,11 +11,15 @@ struct XMLCanonicalEmitter: ~Copyable {
     let maxDepth: Int
     /// Counts what is written, so a shared container cannot expand without end.
     var meter: LimitMeter
+    /// Whether dictionaries are written in their own order rather than sorted: a document read
+    /// losslessly keeps its key order, and one CF wrote had them sorted anyway.
+    let keepsKeyOrder: Bool
 
-    init(maxDepth: Int, limits: PlistLimits, capacity: Int = 4096) {
+    init(maxDepth: Int, limits: PlistLimits, keepsKeyOrder: Bool = false, capacity: Int = 4096) {
         out = ByteBuffer(capacity: capacity)
         self.maxDepth = maxDepth
         meter = LimitMeter(limits: limits)
+        self.keepsKeyOrder = keepsKeyOrder
     }
 
     mutating func writeDocument(_ value: PlistValue) throws(PlistError) {
@@ -114,7 +119,7 @@ struct XMLCanonicalEmitter: ~Copyable {
                 return nil
             }
             out.append("<dict>")
-            return PlistContainerCursor(dictionary: d, sortedBy: PlistKeyOrder.self)
+            return keepsKeyOrder ? PlistContainerCursor(dictionary: d) : PlistContainerCursor(dictionary: d, sortedBy: PlistKeyOrder.self)
         }
         return nil
     }

@@ -22,31 +22,42 @@ struct XMLIndentedBreaks {
         prefix = lineBreak + Array(repeatElement(unit, count: Self.precomputedDepth).joined())
     }
 
-    /// The break and `depth` units.
+    /// The break and `depth` units: the precomputed run once, then as many more pieces of it as
+    /// a deeper level needs, so a line at depth 200 is four appends rather than 200.
     @inline(__always)
     func append(depth: Int, to out: inout ByteBuffer) {
-        guard depth <= Self.precomputedDepth else {
-            out.append(contentsOf: lineBreak)
-            for _ in 0..<depth { out.append(contentsOf: unit) }
-            return
+        let head = lineBreak.count
+        prefix.withUnsafeBufferPointer { run in
+            let first = Swift.min(depth, Self.precomputedDepth)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: run[..<(head + first * unit.count)]))
+            var left = depth - first
+            while left > 0 {
+                let step = Swift.min(left, Self.precomputedDepth)
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: run[head..<(head + step * unit.count)]))
+                left -= step
+            }
         }
-        let length = lineBreak.count + depth * unit.count
-        prefix.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<length])) }
     }
 
     /// Whether `s` is exactly the break and `depth` units.
     func matches(_ s: Slice<UnsafeBufferPointer<UInt8>>, depth: Int) -> Bool {
         guard s.count == lineBreak.count + depth * unit.count else { return false }
-        guard depth <= Self.precomputedDepth else {
-            guard s.starts(with: lineBreak) else { return false }
-            var k = s.startIndex + lineBreak.count
-            for _ in 0..<depth {
-                guard s[k..<(k + unit.count)].elementsEqual(unit) else { return false }
-                k += unit.count
+        guard let base = s.base.baseAddress, !s.isEmpty else { return true }
+        let head = lineBreak.count
+        return prefix.withUnsafeBufferPointer { run in
+            let first = Swift.min(depth, Self.precomputedDepth)
+            var position = base + s.startIndex
+            var length = head + first * unit.count
+            guard memcmp(position, run.baseAddress!, length) == 0 else { return false }
+            var left = depth - first
+            while left > 0 {
+                position += length
+                let step = Swift.min(left, Self.precomputedDepth)
+                length = step * unit.count
+                guard memcmp(position, run.baseAddress! + head, length) == 0 else { return false }
+                left -= step
             }
             return true
         }
-        guard let base = s.base.baseAddress, !s.isEmpty else { return true }
-        return prefix.withUnsafeBufferPointer { memcmp(base + s.startIndex, $0.baseAddress!, s.count) == 0 }
     }
 }

@@ -60,6 +60,13 @@ public struct XMLLayout: Sendable {
     /// The number of nodes that carry a note, a measure of how far the document is from
     /// Apple's canonical output.
     public var noteCount: Int { notes.count + (prolog == nil ? 0 : 1) + (epilog == nil ? 0 : 1) }
+
+    /// False when following the layout comes to the canonical writer's output with keys in the
+    /// value's order: no node note, the canonical header and end, a newline and tabs. (The
+    /// encoding is applied after either way.)
+    var hasNotes: Bool {
+        !notes.isEmpty || prolog != nil || epilog != nil || lineBreak != [0x0A] || indentUnit != [0x09]
+    }
 }
 
 /// The shapes of a document's arrays and dictionaries, by node number: kept in node order and

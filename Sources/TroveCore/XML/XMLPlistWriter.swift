@@ -37,29 +37,42 @@ public struct XMLPlistWriter: Sendable {
     ///   cannot hold a character of the value.
     public func write(_ value: PlistValue, layout: XMLLayout? = nil) throws(PlistError) -> [UInt8] {
         guard let layout else {
-            let emitter = try emitCanonical(value)
+            let emitter = try emitCanonical(value, keepingKeyOrder: false)
             return emitter.out.array
         }
-        let emitter = try emit(value, layout: layout)
-        guard layout.encoding != .standard else { return emitter.out.array }
-        return try XMLTranscoder.encode(emitter.out.array, as: layout.encoding)
+        let bytes: [UInt8]
+        if layout.hasNotes {
+            let emitter = try emit(value, layout: layout)
+            bytes = emitter.out.array
+        } else {
+            let emitter = try emitCanonical(value, keepingKeyOrder: true)
+            bytes = emitter.out.array
+        }
+        guard layout.encoding != .standard else { return bytes }
+        return try XMLTranscoder.encode(bytes, as: layout.encoding)
     }
 
     /// The same document as `Data` that owns the emitter's buffer (UTF-8 documents; others are
     /// transcoded as ``write(_:layout:)`` does), so that `Plist.write` does not copy it twice.
     func writeData(_ value: PlistValue, layout: XMLLayout? = nil) throws(PlistError) -> Data {
         guard let layout else {
-            let emitter = try emitCanonical(value)
+            let emitter = try emitCanonical(value, keepingKeyOrder: false)
             return emitter.out.data()
         }
         if layout.encoding != .standard { return Data(try write(value, layout: layout)) }
-        let emitter = try emit(value, layout: layout)
+        if layout.hasNotes {
+            let emitter = try emit(value, layout: layout)
+            return emitter.out.data()
+        }
+        let emitter = try emitCanonical(value, keepingKeyOrder: true)
         return emitter.out.data()
     }
 
-    /// CoreFoundation's document for `value`, in the emitter's buffer.
-    private func emitCanonical(_ value: PlistValue) throws(PlistError) -> XMLCanonicalEmitter {
-        var emitter = XMLCanonicalEmitter(maxDepth: maxDepth, limits: limits)
+    /// CoreFoundation's document for `value`, in the emitter's buffer; with `keepingKeyOrder`,
+    /// dictionaries in the value's own order, which is what following a layout without notes
+    /// comes to (a document CF or Trove wrote, read losslessly and perhaps edited).
+    private func emitCanonical(_ value: PlistValue, keepingKeyOrder: Bool) throws(PlistError) -> XMLCanonicalEmitter {
+        var emitter = XMLCanonicalEmitter(maxDepth: maxDepth, limits: limits, keepsKeyOrder: keepingKeyOrder)
         try emitter.writeDocument(value)
         return emitter
     }
