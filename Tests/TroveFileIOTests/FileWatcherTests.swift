@@ -38,9 +38,11 @@ final class ChangeLog: @unchecked Sendable {
 }
 
 /// How long a test waits for what should arrive at once. A watcher's events reach the test
-/// through tasks, and in a full parallel run (or beside other work) a task can wait seconds for
-/// a pool thread; a wait that ends as soon as its condition holds costs nothing for being long.
-let arrivalPatience = Duration.seconds(60)
+/// through several task hops, and in a full parallel run each hop waits behind every test case
+/// queued before it, whatever its priority (on Linux the pool serves jobs in order): on a
+/// loaded machine a change took over a minute to arrive, merged with the next save, and failed
+/// the test. A wait that ends as soon as its condition holds costs nothing for being long.
+let arrivalPatience = Duration.seconds(300)
 
 @Suite("FileWatcher", .serialized)
 struct FileWatcherTests {
