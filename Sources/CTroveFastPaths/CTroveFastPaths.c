@@ -768,3 +768,67 @@ size_t trove_base64_lines(unsigned char *out, const unsigned char *bytes, size_t
     }
     return (size_t)(o - out);
 }
+
+// MARK: - UTF-16 to UTF-8
+
+typedef unsigned char trove_units8 __attribute__((vector_size(16)));
+typedef unsigned char trove_ascii8 __attribute__((vector_size(8)));
+
+static inline uint32_t big_endian_unit(const unsigned char *p) {
+    return (uint32_t)p[0] << 8 | p[1];
+}
+
+ptrdiff_t trove_utf16be_to_utf8(unsigned char *out, const unsigned char *in, size_t units) {
+    unsigned char *o = out;
+    size_t i = 0;
+    // In memory a unit below U+0080 is a zero byte then a byte under 0x80.
+    const trove_units8 not_ascii = {0xFF, 0x80, 0xFF, 0x80, 0xFF, 0x80, 0xFF, 0x80,
+                                    0xFF, 0x80, 0xFF, 0x80, 0xFF, 0x80, 0xFF, 0x80};
+    while (i < units) {
+        while (i + 8 <= units) {
+            trove_units8 block;
+            memcpy(&block, in + 2 * i, 16);
+            trove_units8 flagged = block & not_ascii;
+            uint64_t halves[2];
+            memcpy(halves, &flagged, 16);
+            if (halves[0] | halves[1]) break;
+            trove_ascii8 ascii = __builtin_shufflevector(block, block, 1, 3, 5, 7, 9, 11, 13, 15);
+            memcpy(o, &ascii, 8);
+            o += 8;
+            i += 8;
+        }
+        // Up to eight units one at a time before the next try at a run: text in another script
+        // fails the run test at every unit, and should not pay for it at every unit.
+        size_t stop = i + 8 < units ? i + 8 : units;
+        while (i < stop) {
+            uint32_t u = big_endian_unit(in + 2 * i);
+            if (u < 0x80) {
+                *o++ = (unsigned char)u;
+                i += 1;
+            } else if (u < 0x800) {
+                o[0] = (unsigned char)(0xC0 | u >> 6);
+                o[1] = (unsigned char)(0x80 | (u & 0x3F));
+                o += 2;
+                i += 1;
+            } else if ((u & 0xF800) != 0xD800) {
+                o[0] = (unsigned char)(0xE0 | u >> 12);
+                o[1] = (unsigned char)(0x80 | (u >> 6 & 0x3F));
+                o[2] = (unsigned char)(0x80 | (u & 0x3F));
+                o += 3;
+                i += 1;
+            } else {
+                if (u >= 0xDC00 || i + 1 >= units) return -(ptrdiff_t)i - 1;
+                uint32_t low = big_endian_unit(in + 2 * i + 2);
+                if ((low & 0xFC00) != 0xDC00) return -(ptrdiff_t)i - 1;
+                uint32_t scalar = 0x10000 + ((u - 0xD800) << 10 | (low - 0xDC00));
+                o[0] = (unsigned char)(0xF0 | scalar >> 18);
+                o[1] = (unsigned char)(0x80 | (scalar >> 12 & 0x3F));
+                o[2] = (unsigned char)(0x80 | (scalar >> 6 & 0x3F));
+                o[3] = (unsigned char)(0x80 | (scalar & 0x3F));
+                o += 4;
+                i += 2;
+            }
+        }
+    }
+    return o - out;
+}

@@ -92,6 +92,15 @@ int trove_is_base64_letters(const unsigned char *bytes, size_t count);
 size_t trove_base64_lines(unsigned char *out, const unsigned char *bytes, size_t count, size_t line_length,
                           size_t indent);
 
+/// Transcodes `units` big-endian UTF-16 code units at `in` (a binary plist's `0x6n` string
+/// object) to UTF-8 at `out`, which must hold `3 * units` bytes. Returns the number of bytes
+/// written, or `-(i + 1)` when unit `i` is an unpaired surrogate (a low surrogate first, or a
+/// high one not followed by a low one); nothing written then is meaningful.
+///
+/// In C so that runs of units below U+0080, most of any text, go eight units a step through one
+/// 16-byte compare and one byte shuffle.
+ptrdiff_t trove_utf16be_to_utf8(unsigned char *out, const unsigned char *in, size_t units);
+
 /// Asks the processor to bring the cache line holding `address` closer, without waiting for it.
 ///
 /// The binary writer's uniquing table of a large document is several megabytes, and each
