@@ -80,15 +80,20 @@ struct BinaryPlainEncoder: ~Copyable {
     /// Whether small strings' words can be read as text (``StringRepresentation/smallASCII``).
     private let readsSmallASCII = StringRepresentation.readsSmallASCII
 
+    /// The distinct scalars the uniquing table holds before it first grows.
+    static let initialScalars = 64
+
     /// An encoder for `value` (see ``encode(_:)``).
     init(limits: PlistLimits, for value: PlistValue) {
         maxDepth = limits.maxDepth
         meter = LimitMeter(limits: limits)
         // A table sized for the root's own children: doubling from 16 rehashed a 200,000-key
         // dictionary's scalars fifteen times, 5% of its write. Capped, because a large array of
-        // one repeated value would otherwise reserve a table it never fills.
+        // one repeated value would otherwise reserve a table it never fills. Never below 64
+        // scalars (a kilobyte of buckets): a small document then fills it without a rebuild,
+        // each of which cost as much as setting up the table.
         let rootChildren = min(value.arrayValue?.count ?? 2 * (value.dictionaryValue?.count ?? 0), 1 << 20)
-        uniqued = ScalarUniquingTable(minimumCapacity: rootChildren)
+        uniqued = ScalarUniquingTable(minimumCapacity: max(rootChildren, Self.initialScalars))
     }
 
     /// Writes `value`, the one the encoder was made for, as a complete `bplist00` document.
