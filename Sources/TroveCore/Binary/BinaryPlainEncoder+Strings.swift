@@ -68,6 +68,9 @@ extension BinaryPlainEncoder {
                 count: 1 &+ small.count)
             hash = knownHash ?? Int(truncatingIfNeeded: SeededByteHash.hash(
                 low: small.low, high: small.high, count: small.count, seed: uniqued.seed))
+        } else if readsTailAllocatedUTF8, let utf8 = representation.tailAllocatedUTF8 {
+            // The value being written holds the string, so its bytes stay put.
+            hash = appendString(utf8: utf8, hash: knownHash, text: text)
         } else {
             hash = appendString(text(), hash: knownHash)
         }
@@ -78,34 +81,38 @@ extension BinaryPlainEncoder {
     /// hashing it) and UTF-16 otherwise, and returns its fast uniquing hash: `knownHash`, or that
     /// of its UTF-8 as ``hash(_:seed:)`` takes it.
     private mutating func appendString(_ string: String, hash knownHash: Int?) -> Int {
-        let seed = uniqued.seed
-        let contiguous = string.utf8.withContiguousStorageIfAvailable { utf8 -> Int in
-            let bytes = UnsafeRawBufferPointer(utf8)
-            let hash: Int
-            let isASCII: Bool
-            if let knownHash {
-                hash = knownHash
-                isASCII = bytes.isASCII
-            } else if bytes.count <= 128 {
-                // The same value as `ScalarUniquingTable.fastHash` takes for up to 128 bytes.
-                let hashed = SeededByteHash.hash(bytes, seed: seed)
-                hash = Int(truncatingIfNeeded: hashed.hash)
-                isASCII = hashed.isASCII
-            } else {
-                hash = ScalarUniquingTable.fastHash(encoding: bytes, seed: seed)
-                isASCII = bytes.isASCII
-            }
-            if isASCII {
-                scalarBytes.appendBinaryMarker(0x5, count: utf8.count)
-                scalarBytes.append(contentsOf: utf8)
-            } else {
-                scalarBytes.appendBinaryUTF16(string, note: nil)
-            }
-            return hash
+        let contiguous = string.utf8.withContiguousStorageIfAvailable { utf8 in
+            appendString(utf8: UnsafeRawBufferPointer(utf8), hash: knownHash) { string }
         }
         if let contiguous { return contiguous }
         scalarBytes.appendBinaryString(string, note: nil)
-        return knownHash ?? Self.hash(string, seed: seed)
+        return knownHash ?? Self.hash(string, seed: uniqued.seed)
+    }
+
+    /// ``appendString(_:hash:)`` for a string whose UTF-8 is `utf8`; `text` gives the string
+    /// itself, which only a string with non-ASCII bytes (encoded as UTF-16) is read through.
+    private mutating func appendString(utf8 bytes: UnsafeRawBufferPointer, hash knownHash: Int?, text: () -> String) -> Int {
+        let hash: Int
+        let isASCII: Bool
+        if let knownHash {
+            hash = knownHash
+            isASCII = bytes.isASCII
+        } else if bytes.count <= 128 {
+            // The same value as `ScalarUniquingTable.fastHash` takes for up to 128 bytes.
+            let hashed = SeededByteHash.hash(bytes, seed: uniqued.seed)
+            hash = Int(truncatingIfNeeded: hashed.hash)
+            isASCII = hashed.isASCII
+        } else {
+            hash = ScalarUniquingTable.fastHash(encoding: bytes, seed: uniqued.seed)
+            isASCII = bytes.isASCII
+        }
+        if isASCII {
+            scalarBytes.appendBinaryMarker(0x5, count: bytes.count)
+            scalarBytes.append(contentsOf: bytes)
+        } else {
+            scalarBytes.appendBinaryUTF16(text(), note: nil)
+        }
+        return hash
     }
 
     /// The fast uniquing hash of a string: that of its UTF-8 (which the string's encoding is a

@@ -79,6 +79,9 @@ struct BinaryPlainEncoder: ~Copyable {
     private var lookedAhead = BinaryShortScalarLookahead()
     /// Whether small strings' words can be read as text (``StringRepresentation/smallASCII``).
     let readsSmallASCII = StringRepresentation.readsSmallASCII
+    /// Whether large strings' bytes can be found from their words
+    /// (``StringRepresentation/tailAllocatedUTF8``).
+    let readsTailAllocatedUTF8 = StringRepresentation.readsTailAllocatedUTF8
 
     /// The distinct scalars the uniquing table holds before it first grows.
     static let initialScalars = 64
