@@ -455,6 +455,55 @@ struct BinaryWriterTests {
         #expect(values.withUnsafeBufferPointer { $0.baseAddress } == dictionary.values.withUnsafeBufferPointer { $0.baseAddress })
     }
 
+    @Test("a large string's bytes are found from its words, and the same text in other storage is the same object")
+    func plainEncoderTailAllocatedStrings() throws {
+        #expect(StringRepresentation.readsTailAllocatedUTF8, "large strings are read from their words on this platform")
+        // The same texts as a native string sized to fit, one with room to spare, one cut from
+        // a longer string, and a literal; around the small-string limit and well past it.
+        func spacious(_ text: String) -> String {
+            var copy = ""
+            copy.reserveCapacity(200)
+            copy.append(text)
+            return copy
+        }
+        var texts: [String] = []
+        for length in [14, 15, 16, 17, 40, 130] {
+            texts.append(String(repeating: "q", count: length - 1) + "Z")
+            texts.append(String(repeating: "é", count: length / 2) + "z")
+        }
+        var elements: [PlistValue] = []
+        for text in texts {
+            let native = String(decoding: Array(text.utf8), as: UTF8.self)
+            let cut = String(("<" + text + ">").dropFirst().dropLast())
+            for string in [native, spacious(text), cut] {
+                if let read = StringRepresentation(string).tailAllocatedUTF8 {
+                    #expect(Array(read) == Array(string.utf8), "the bytes read from the words are the string's")
+                } else {
+                    #expect(string.utf8.count <= 15, "only small strings are read another way")
+                }
+                elements.append(.string(string))
+            }
+        }
+        let literal = "a literal string, longer than fifteen bytes"
+        elements += [.string(literal), .string(String(decoding: Array(literal.utf8), as: UTF8.self))]
+        let keyed = PlistDictionary(elements.enumerated().map { (texts[$0.offset % texts.count] + "\($0.offset)", $0.element) })
+        for document: PlistValue in [.array(elements), .dictionary(keyed), .array([.dictionary(keyed), .array(elements)])] {
+            try expectPlainEncoderMatchesPlanner(document)
+            #expect(try Plist.write(document, as: .binary) == Data(try BinaryPlistWriter().write(document)))
+        }
+        // One object per distinct text (the literal's among them) and the root array.
+        let (_, layout) = try readBinary(BinaryPlistWriter().write(.array(elements)))
+        #expect(layout?.objectCount == 1 + Set(texts + [literal]).count)
+    }
+
+    @Test("the smallest documents write what the planner writes: an empty container, a lone scalar")
+    func plainEncoderSmallestDocuments() throws {
+        for document: PlistValue in [.dictionary([:]), .array([]), .string("x"), .bool(false), .array([.dictionary([:])])] {
+            try expectPlainEncoderMatchesPlanner(document)
+            #expect(try Plist.write(document, as: .binary) == Data(try BinaryPlistWriter().write(document)))
+        }
+    }
+
     /// Expects the plain encoder to write `document` byte for byte as the planner does without
     /// notes, and the result to read back as `document`. The bytes are compared outside
     /// `#expect`, whose report of two unequal arrays of half a megabyte would diff them element

@@ -62,7 +62,7 @@ struct BinaryPlainEncoder: ~Copyable {
     /// The references of every container, in visit order.
     private(set) var references = MovingStack<UInt32>(capacity: 256)
     /// The encodings of the scalar objects, in object order.
-    private(set) var scalarBytes = ByteBuffer(capacity: 1024)
+    var scalarBytes = ByteBuffer(capacity: 1024)
     /// The bytes the containers' markers (type and count) take, for the exact size of the file.
     private(set) var containerMarkerBytes = 0
     /// Data objects of ``BinaryLargeDataTable/minimumCount`` bytes or more, which are copied from
@@ -70,15 +70,21 @@ struct BinaryPlainEncoder: ~Copyable {
     /// (most documents have no large payload, and a small one's write would pay for an empty table).
     private(set) var largeData: BinaryLargeDataTable?
     /// Object numbers of the distinct scalars, keyed by their encodings.
-    private var uniqued: ScalarUniquingTable
+    var uniqued: ScalarUniquingTable
     /// The objects of strings met recently, by representation (see ``stringObject(_:hash:text:)``).
-    private var recentStrings = BinaryRecentObjects(initialBits: 5, bits: 9)
+    var recentStrings = BinaryRecentObjects(initialBits: 5, bits: 9)
     /// The objects of short scalars met recently, by encoding (see ``shortScalarObject(_:)``).
     private var recentScalars = BinaryRecentObjects(initialBits: 4, bits: 8)
     /// The encodings and hashes of the children ``prefetchUniquing(of:index:)`` looked at.
     private var lookedAhead = BinaryShortScalarLookahead()
     /// Whether small strings' words can be read as text (``StringRepresentation/smallASCII``).
-    private let readsSmallASCII = StringRepresentation.readsSmallASCII
+    let readsSmallASCII = StringRepresentation.readsSmallASCII
+    /// Whether large strings' bytes can be found from their words
+    /// (``StringRepresentation/tailAllocatedUTF8``).
+    let readsTailAllocatedUTF8 = StringRepresentation.readsTailAllocatedUTF8
+
+    /// The distinct scalars the uniquing table holds before it first grows.
+    static let initialScalars = 64
 
     /// An encoder for `value` (see ``encode(_:)``).
     init(limits: PlistLimits, for value: PlistValue) {
@@ -86,9 +92,11 @@ struct BinaryPlainEncoder: ~Copyable {
         meter = LimitMeter(limits: limits)
         // A table sized for the root's own children: doubling from 16 rehashed a 200,000-key
         // dictionary's scalars fifteen times, 5% of its write. Capped, because a large array of
-        // one repeated value would otherwise reserve a table it never fills.
+        // one repeated value would otherwise reserve a table it never fills. Never below 64
+        // scalars (a kilobyte of buckets): a small document then fills it without a rebuild,
+        // each of which cost as much as setting up the table.
         let rootChildren = min(value.arrayValue?.count ?? 2 * (value.dictionaryValue?.count ?? 0), 1 << 20)
-        uniqued = ScalarUniquingTable(minimumCapacity: rootChildren)
+        uniqued = ScalarUniquingTable(minimumCapacity: max(rootChildren, Self.initialScalars))
     }
 
     /// Writes `value`, the one the encoder was made for, as a complete `bplist00` document.
@@ -123,7 +131,7 @@ struct BinaryPlainEncoder: ~Copyable {
 
     /// How many keys ahead ``numberKeysLookingAhead(_:referencesAt:)`` touches the uniquing
     /// table: enough to cover a cache miss with the work of the keys in between.
-    private static let lookahead = 6
+    static let lookahead = 6
 
     /// The fewest children for which a container's first two are taken as a sample of the rest
     /// (see ``reserveForSiblings(in:)``).
@@ -304,49 +312,6 @@ struct BinaryPlainEncoder: ~Copyable {
         return try encodedScalarObject(scalar)
     }
 
-    /// The fast uniquing hash of a string: that of its UTF-8 (which the string's encoding is a
-    /// function of and determines), so that it is known before the string is encoded. Like a
-    /// long encoding's, a long string's covers its first and last 64 bytes.
-    @inline(__always)
-    private static func hash(_ string: String, seed: UInt64) -> Int {
-        if let hash = string.utf8.withContiguousStorageIfAvailable({ ScalarUniquingTable.fastHash(encoding: UnsafeRawBufferPointer($0), seed: seed) }) {
-            return hash
-        }
-        var native = string
-        native.makeContiguousUTF8()
-        return native.utf8.withContiguousStorageIfAvailable { ScalarUniquingTable.fastHash(encoding: UnsafeRawBufferPointer($0), seed: seed) } ?? 0
-    }
-
-    /// Numbers the keys of a dictionary of 64 keys or more while the uniquing table is too large
-    /// for the nearer caches (the keys of small records mostly repeat, and the recent-strings
-    /// cache answers them without a probe). Each distinct key's probe was a cache miss that the processor could not
-    /// overlap with the work in between (a third of writing a 200,000-key dictionary), so each
-    /// key's hash is computed `lookahead` keys early and its bucket touched then; the key uses
-    /// the hash when its turn comes.
-    ///
-    /// The values' numbers are looked ahead at by ``number(_:)`` (see ``prefetchUniquing(of:)``).
-    private mutating func numberKeysLookingAhead(_ keys: UnsafeBufferPointer<String>, referencesAt first: Int) throws(PlistError) {
-        let seed = uniqued.seed
-        // Hashes of the keys `i ..< i + lookahead`, key `k` at `k % lookahead`.
-        var ahead = [Int](repeating: 0, count: Self.lookahead)
-        for k in 0..<Self.lookahead {
-            ahead[k] = Self.hash(keys[k], seed: seed)
-            uniqued.prefetch(hash: ahead[k])
-        }
-        for i in 0..<keys.count {
-            let hash = ahead[i % Self.lookahead]
-            if i + Self.lookahead < keys.count {
-                let next = Self.hash(keys[i + Self.lookahead], seed: seed)
-                uniqued.prefetch(hash: next)
-                ahead[i % Self.lookahead] = next
-            }
-            // Never nil: the dictionary has 64 keys or more.
-            let key = keys.baseAddress! + i
-            references.store(
-                try stringObject(UnsafeRawPointer(key).load(as: StringRepresentation.self), hash: hash) { key.pointee }, at: first &+ i)
-        }
-    }
-
     /// Touches the uniquing bucket of a number or date a few children ahead in a large container
     /// while the table is past the nearer caches: its probe is a cache miss as soon as most of
     /// them are distinct, as in long series of measurements. The encoding and hash are kept for
@@ -479,80 +444,6 @@ struct BinaryPlainEncoder: ~Copyable {
         }
     }
 
-    /// The object of a string, looked up first by the string's representation: a dictionary key
-    /// repeated across many records is usually one shared storage object (the binary reader
-    /// decodes a key object once) or a small string held inline, and two `String` values with the
-    /// same sixteen bytes have the same contents, so a repeat costs one compare instead of an
-    /// encoding, a hash and a probe, and the string itself (`text`) is not even read. A miss goes
-    /// to the uniquing table, which decides exactly; the cache only remembers its answers.
-    @inline(__always)
-    private mutating func stringObject(
-        _ representation: StringRepresentation, hash knownHash: Int? = nil, text: () -> String
-    ) throws(PlistError) -> UInt32 {
-        let slot = recentStrings.slot(representation.low, representation.high)
-        if let object = recentStrings.object(at: slot, representation.low, representation.high) { return object }
-        let object = try uniquedStringObject(representation, hash: knownHash, text: text)
-        recentStrings.remember(object, at: slot, representation.low, representation.high)
-        return object
-    }
-
-    /// The object of a string the recent strings did not know: encoded and uniqued. A small
-    /// ASCII string (most keys, short names and numbers spelled out) is encoded and hashed from
-    /// its two words, as a short scalar is; any other is read through its UTF-8 (see
-    /// ``appendString(_:hash:)``). Either way the hash is that of the UTF-8, so a string unifies
-    /// with an equal one held the other way.
-    private mutating func uniquedStringObject(
-        _ representation: StringRepresentation, hash knownHash: Int?, text: () -> String
-    ) throws(PlistError) -> UInt32 {
-        let start = scalarBytes.count
-        let hash: Int
-        if readsSmallASCII, let small = representation.smallASCII, small.count < 15 {
-            // The marker and the text, at most fifteen bytes: an inline count, no extended one.
-            scalarBytes.append(
-                0x50 | UInt64(truncatingIfNeeded: small.count) | small.low << 8, small.low >> 56 | small.high << 8,
-                count: 1 &+ small.count)
-            hash = knownHash ?? Int(truncatingIfNeeded: SeededByteHash.hash(
-                low: small.low, high: small.high, count: small.count, seed: uniqued.seed))
-        } else {
-            hash = appendString(text(), hash: knownHash)
-        }
-        return try uniquedObject(encodedFrom: start, fastHash: { _, _ in hash })
-    }
-
-    /// Encodes `string` into the scalar bytes, ASCII when every byte is below 0x80 (found while
-    /// hashing it) and UTF-16 otherwise, and returns its fast uniquing hash: `knownHash`, or that
-    /// of its UTF-8 as ``hash(_:seed:)`` takes it.
-    private mutating func appendString(_ string: String, hash knownHash: Int?) -> Int {
-        let seed = uniqued.seed
-        let contiguous = string.utf8.withContiguousStorageIfAvailable { utf8 -> Int in
-            let bytes = UnsafeRawBufferPointer(utf8)
-            let hash: Int
-            let isASCII: Bool
-            if let knownHash {
-                hash = knownHash
-                isASCII = bytes.isASCII
-            } else if bytes.count <= 128 {
-                // The same value as `ScalarUniquingTable.fastHash` takes for up to 128 bytes.
-                let hashed = SeededByteHash.hash(bytes, seed: seed)
-                hash = Int(truncatingIfNeeded: hashed.hash)
-                isASCII = hashed.isASCII
-            } else {
-                hash = ScalarUniquingTable.fastHash(encoding: bytes, seed: seed)
-                isASCII = bytes.isASCII
-            }
-            if isASCII {
-                scalarBytes.appendBinaryMarker(0x5, count: utf8.count)
-                scalarBytes.append(contentsOf: utf8)
-            } else {
-                scalarBytes.appendBinaryUTF16(string, note: nil)
-            }
-            return hash
-        }
-        if let contiguous { return contiguous }
-        scalarBytes.appendBinaryString(string, note: nil)
-        return knownHash ?? Self.hash(string, seed: seed)
-    }
-
     /// The object of the scalar just encoded at `scalarBytes[start...]`: the one an identical
     /// scalar already has, or a new one. A repeat's bytes are taken back, except for booleans and
     /// UIDs (`listingRepeats`), which CoreFoundation appends as objects of their own at every
@@ -563,7 +454,7 @@ struct BinaryPlainEncoder: ~Copyable {
     /// encode alike, so equal encodings always have equal hashes. Under the `Hasher` hash every
     /// encoding is read from its bytes.
     @inline(__always)
-    private mutating func uniquedObject(
+    mutating func uniquedObject(
         encodedFrom start: Int, listingRepeats: Bool = false, fastHash: (UInt64, UnsafeRawBufferPointer) -> Int
     ) throws(PlistError) -> UInt32 {
         let length = scalarBytes.count - start
