@@ -24,7 +24,7 @@ struct BinaryObjectSlots: ~Copyable {
     /// its children kept by then, so no object is decoded more than twice and a file of shared
     /// references cannot expand exponentially). Numbers, booleans, dates, UIDs and null are
     /// decoded again at each further reference, which costs less than keeping them. A lossless
-    /// read keeps containers and keys at once (see ``BinaryObjectScanner``).
+    /// read keeps keys at once (see ``BinaryObjectScanner``).
     enum State: UInt8 {
         /// Not reached from the top object (yet).
         case unseen
