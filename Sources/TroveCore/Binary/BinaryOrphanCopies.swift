@@ -64,10 +64,16 @@ enum BinaryOrphanCopies {
         /// Object `index`'s bytes, or nil when its offset or length is malformed.
         @inline(__always)
         func content(of index: Int) -> UnsafeRawBufferPointer? {
-            guard let start = try? lookup.offset(ofObject: index),
-                let length = BinaryPlistReader.objectLength(bytes, at: start, end: end, refSize: refSize)
-            else { return nil }
-            return UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
+            guard let start = try? lookup.offset(ofObject: index) else { return nil }
+            return content(at: start)
+        }
+
+        /// The bytes of the object at `start`, a validated object offset; nil when its length is
+        /// malformed.
+        @inline(__always)
+        func content(at start: Int) -> UnsafeRawBufferPointer? {
+            guard let length = BinaryPlistReader.objectLength(bytes, at: start, end: end, refSize: refSize) else { return nil }
+            return UnsafeRawBufferPointer(start: bytes.baseAddress! + start, count: length)
         }
     }
 
@@ -84,7 +90,7 @@ enum BinaryOrphanCopies {
             var index = index
             while index < reached.count {
                 if reached[index], let start = try? objects.lookup.offset(ofObject: index),
-                    markers[Int(objects.bytes[start])], let content = objects.content(of: index) {
+                    markers[Int(objects.bytes[start])], let content = objects.content(at: start) {
                     return (index, content)
                 }
                 index += 1
@@ -96,29 +102,55 @@ enum BinaryOrphanCopies {
     /// Probes a lookup or insertion may make before the table gives up on its hash.
     static let probeLimit = 64
 
-    /// For each of `contents`, the first candidate of equal bytes, found through an
-    /// open-addressing table of the distinct contents; nil when some probe sequence ran past
-    /// `probeLimit`. The walk over the candidates stops once every distinct content is found.
+    /// For each of `contents`, the first candidate of equal bytes, found through open-addressing
+    /// tables of the distinct contents; nil when some probe sequence ran past `probeLimit`. The
+    /// walk over the candidates stops once every distinct content is found.
+    ///
+    /// Contents of at most eight bytes (the orphaned UIDs and booleans that make up nearly all
+    /// orphans) go into a table of words: an object's bytes say how long it is, so the word of
+    /// its bytes, zero-padded, stands for the content itself, and is hashed and compared as one
+    /// number. Longer contents go into a table of byte strings.
     static func hashedOriginals(of contents: [UnsafeRawBufferPointer], candidates: some OrphanCandidates, probeLimit: Int = probeLimit) -> [Int?]? {
-        var table = ContentTable(capacityFor: contents.count, probeLimit: probeLimit)
+        var longCount = 0
+        for content in contents where content.count > WordTable.longestContent { longCount += 1 }
+        var short = WordTable(capacityFor: contents.count - longCount, probeLimit: probeLimit)
+        var long = ContentTable(capacityFor: longCount, probeLimit: probeLimit)
+        // A long content's number, or for a short one -1 minus its number.
         var numbers: [Int] = []
         numbers.reserveCapacity(contents.count)
         for content in contents {
-            guard let number = table.insert(content) else { return nil }
-            numbers.append(number)
+            if content.count <= WordTable.longestContent {
+                guard let number = short.insert(WordTable.word(of: content)) else { return nil }
+                numbers.append(-1 - number)
+            } else {
+                guard let number = long.insert(content) else { return nil }
+                numbers.append(number)
+            }
         }
-        var originals = [Int?](repeating: nil, count: table.distinctCount)
-        var unfound = table.distinctCount
+        var shortOriginals = [Int](repeating: -1, count: short.distinctCount)
+        var longOriginals = [Int](repeating: -1, count: long.distinctCount)
+        var unfound = short.distinctCount + long.distinctCount
         var position = 0
         while unfound > 0, let (index, content) = candidates.next(from: position) {
             position = index + 1
-            guard let found = table.find(content) else { return nil }
-            if let number = found, originals[number] == nil {
-                originals[number] = index
-                unfound -= 1
+            if content.count <= WordTable.longestContent {
+                guard let found = short.find(WordTable.word(of: content)) else { return nil }
+                if let number = found, shortOriginals[number] < 0 {
+                    shortOriginals[number] = index
+                    unfound -= 1
+                }
+            } else {
+                guard let found = long.find(content) else { return nil }
+                if let number = found, longOriginals[number] < 0 {
+                    longOriginals[number] = index
+                    unfound -= 1
+                }
             }
         }
-        return numbers.map { originals[$0] }
+        return numbers.map { number in
+            let original = number < 0 ? shortOriginals[-1 - number] : longOriginals[number]
+            return original < 0 ? nil : original
+        }
     }
 
     /// ``hashedOriginals(of:candidates:probeLimit:)`` through the standard library's
@@ -137,6 +169,85 @@ enum BinaryOrphanCopies {
             }
         }
         return contents.map { originals[RawBytesKey(bytes: $0)] ?? nil }
+    }
+
+    /// Distinct contents of at most eight bytes, each as the word of its bytes, in an
+    /// open-addressing table with linear probing; each gets a number in order of insertion.
+    struct WordTable {
+        /// The longest content the table takes.
+        static let longestContent = 8
+
+        private let seed = SeededByteHash.processSeed
+        private let mask: Int
+        private let probeLimit: Int
+        /// 1 + the number of the word in each slot; 0 for an empty slot.
+        private var slots: [Int32]
+        private var words: [UInt64] = []
+
+        init(capacityFor count: Int, probeLimit: Int) {
+            var capacity = 16
+            while capacity < 2 * count { capacity *= 2 }
+            mask = capacity - 1
+            self.probeLimit = probeLimit
+            slots = [Int32](repeating: 0, count: capacity)
+        }
+
+        var distinctCount: Int { words.count }
+
+        /// The bytes of `content` (at most eight) as a little-endian word, zero above them. Two
+        /// objects' contents are equal exactly when their words are: the bytes up to its count
+        /// fix an object's length, so equal words mean equal lengths.
+        @inline(__always)
+        static func word(of content: UnsafeRawBufferPointer) -> UInt64 {
+            let n = content.count
+            if n == 8 { return content.loadUnaligned(as: UInt64.self) }
+            var word: UInt64 = 0
+            var k = 0
+            if n & 4 != 0 {
+                word = UInt64(content.loadUnaligned(as: UInt32.self))
+                k = 4
+            }
+            if n & 2 != 0 {
+                word |= UInt64(content.loadUnaligned(fromByteOffset: k, as: UInt16.self)) << UInt64(8 * k)
+                k += 2
+            }
+            if n & 1 != 0 { word |= UInt64(content[k]) << UInt64(8 * k) }
+            return word
+        }
+
+        /// The number of `word`, or of the empty slot where it belongs (negated, minus one); nil
+        /// past the probe limit.
+        @inline(__always)
+        private func probe(_ word: UInt64) -> Int? {
+            var slot = Int(truncatingIfNeeded: SeededByteHash.hash(word: word, seed: seed)) & mask
+            return slots.withUnsafeBufferPointer { slots in
+                words.withUnsafeBufferPointer { words in
+                    for _ in 0..<probeLimit {
+                        let entry = Int(slots[slot]) - 1
+                        if entry < 0 { return -1 - slot }
+                        if words[entry] == word { return entry }
+                        slot = (slot + 1) & mask
+                    }
+                    return nil
+                }
+            }
+        }
+
+        /// The number of `word`, added when new; nil past the probe limit.
+        mutating func insert(_ word: UInt64) -> Int? {
+            guard let found = probe(word) else { return nil }
+            if found >= 0 { return found }
+            slots[-1 - found] = Int32(truncatingIfNeeded: words.count + 1)
+            words.append(word)
+            return words.count - 1
+        }
+
+        /// The number of `word`, `.some(nil)` when absent; nil past the probe limit.
+        @inline(__always)
+        func find(_ word: UInt64) -> Int?? {
+            guard let found = probe(word) else { return nil }
+            return .some(found >= 0 ? found : nil)
+        }
     }
 
     /// Distinct byte strings in an open-addressing table with linear probing, hashed with
