@@ -92,4 +92,21 @@ struct BinaryLayoutWalkTests {
         #expect(pairs == [[5, 1], [6, 2], [7, 3], [8, 4]])
         #expect(notes.unmatchedOrphanCount == 1)
     }
+
+    @Test("the keys of a dictionary too large to keep its key objects are noted, shared or not")
+    func largeDictionaryKeys() throws {
+        var entries: [(String, PlistValue)] = []
+        for i in 0..<5000 { entries.append(("key\(i)", .integer(PlistInteger(i % 7)))) }
+        let large = PlistValue.dictionary(PlistDictionary(entries))
+        // "key1" is also a value and a small dictionary's key; "key2" a key of a small one first.
+        let value: PlistValue = [["key2": 1], large, "key1", ["key1": "key3"]]
+        let file = try BinaryPlistWriter().write(value)
+        let (read, layout) = try readBinary(file)
+        #expect(read == value)
+        let notes = try #require(layout)
+        let keyed = (0..<notes.objectCount).compactMap { notes.keyTexts[UInt32($0)] }
+        #expect(Set(keyed) == Set(entries.map(\.0)))
+        #expect(keyed.count == 5000)
+        #expect(try BinaryPlistWriter().write(read, layout: layout) == file)
+    }
 }

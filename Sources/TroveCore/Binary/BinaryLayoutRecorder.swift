@@ -13,17 +13,21 @@
 struct BinaryLayoutRecorder: ~Copyable {
     let objectCount: Int
     private let encodings: UnsafeMutablePointer<BinaryLayout.EncodingNote>
-    /// 1 for an object used as a dictionary key, else 0; ``finish(keyText:)`` turns the marks
-    /// into ``BinaryLayout/KeyTexts``'s index.
+    /// For each object: 0 when it was never a dictionary key; 1 for a key whose text the scanner
+    /// keeps; n + 2 for a key whose text is `recordedTexts[n]`. ``finish(keyText:)`` turns the
+    /// marks into ``BinaryLayout/KeyTexts``'s index.
     private let keyMarks: UnsafeMutablePointer<UInt32>
+    /// Texts of keys whose objects the scanner does not keep (those of very large dictionaries).
+    private var recordedTexts: [String] = []
     private var walkObjects: UnsafeMutablePointer<UInt32>
     private var walkExtents: UnsafeMutablePointer<UInt32>
     private var walkCapacity: Int
     /// The number of walk steps noted so far: the walk position of the next one.
     private(set) var walkCount = 0
 
-    /// A recorder for a file of `objectCount` objects; nothing is allocated for 0.
-    init(objectCount: Int) {
+    /// A recorder for a file of `objectCount` objects, whose walk is expected to make at most
+    /// `expectedWalk` steps (more are room for); nothing is allocated for 0 objects.
+    init(objectCount: Int, expectedWalk: Int) {
         self.objectCount = objectCount
         guard objectCount > 0 else {
             encodings = Self.unallocated()
@@ -38,8 +42,7 @@ struct BinaryLayoutRecorder: ~Copyable {
         encodings.initialize(repeating: BinaryLayout.EncodingNote(marker: 0), count: objectCount)
         keyMarks = .allocate(capacity: objectCount)
         keyMarks.initialize(repeating: 0, count: objectCount)
-        // Every object reached makes at least one walk step; shared ones make more.
-        walkCapacity = Swift.max(objectCount, 16)
+        walkCapacity = Swift.max(expectedWalk, 16)
         walkObjects = .allocate(capacity: walkCapacity)
         walkExtents = .allocate(capacity: walkCapacity)
     }
@@ -74,10 +77,22 @@ struct BinaryLayoutRecorder: ~Copyable {
         encodings[index] = note
     }
 
-    /// Notes that object `index` (below `objectCount`) was used as a dictionary key.
+    /// Notes that object `index` (below `objectCount`), which the scanner keeps, was used as a
+    /// dictionary key.
     @inline(__always)
     func markKey(_ index: Int) {
         keyMarks[index] = 1
+    }
+
+    /// Whether object `index` was noted as a key.
+    @inline(__always)
+    func isKey(_ index: Int) -> Bool { keyMarks[index] != 0 }
+
+    /// Notes that object `index`, which the scanner does not keep, was used as a key with `text`.
+    @inline(__always)
+    mutating func recordKey(_ index: Int, text: String) {
+        recordedTexts.append(text)
+        keyMarks[index] = UInt32(truncatingIfNeeded: recordedTexts.count + 1)
     }
 
     /// Appends a walk step naming object `index`, as a leaf until ``closeWalk(at:)`` gives it
@@ -105,7 +120,7 @@ struct BinaryLayoutRecorder: ~Copyable {
         (walkExtents, walkCapacity) = walkExtents.movedToLarger(count: walkCount, capacity: capacity, toHold: walkCount + 1)
     }
 
-    /// The layout's arrays. `keyText` gives the text of an object that was marked as a key (the
+    /// The layout's arrays. `keyText` gives the text of an object that ``markKey(_:)`` marked (the
     /// scanner kept it). Texts are listed in object order.
     func finish(keyText: (Int) -> String) -> (
         encodings: [BinaryLayout.EncodingNote], walkObjects: [UInt32], walkExtents: [UInt32], keyTexts: BinaryLayout.KeyTexts
@@ -113,7 +128,8 @@ struct BinaryLayoutRecorder: ~Copyable {
         _checkInvariants()
         var texts: [String] = []
         for object in 0..<objectCount where keyMarks[object] != 0 {
-            texts.append(keyText(object))
+            let mark = Int(keyMarks[object])
+            texts.append(mark == 1 ? keyText(object) : recordedTexts[mark - 2])
             keyMarks[object] = UInt32(truncatingIfNeeded: texts.count)
         }
         let keyTexts = BinaryLayout.KeyTexts(index: Array(UnsafeBufferPointer(start: keyMarks, count: objectCount)), texts: texts)

@@ -28,6 +28,9 @@ struct BinaryObjectScanner: ~Copyable {
     /// True while a container met for the second time is decoded again to be kept: the walk
     /// notes it as one leaf and nothing beneath it.
     private var walkMuted = false
+    /// How many distinct objects the decode has reached; when it is the object count, the file
+    /// has no unreferenced objects to look for.
+    private(set) var reachedCount = 0
     private(set) var int128HighWords: [UInt32: UInt64] = [:]
     /// Dictionaries with repeated keys, by walk position.
     private(set) var repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys] = [:]
@@ -41,7 +44,13 @@ struct BinaryObjectScanner: ~Copyable {
         // Slots also hold each cached object's expanded size, so that a reference to a shared
         // object adds its whole subtree to the expanded counts without walking it again.
         objects = BinaryObjectSlots(count: trailer.objectCount)
-        recorder = BinaryLayoutRecorder(objectCount: keepsLayout ? trailer.objectCount : 0)
+        // Each walk step but the first is a reference the file spells, so the object area bounds
+        // the walk; a file's walk is one to three times its object count, and reserved pages
+        // that are never written cost no memory, so growing (and copying) is rare.
+        let references = (trailer.offsetTableOffset - BinaryTrailer.headerLength) / trailer.objectRefSize
+        recorder = BinaryLayoutRecorder(
+            objectCount: keepsLayout ? trailer.objectCount : 0,
+            expectedWalk: Swift.min(references + 1, 4 * trailer.objectCount))
     }
 
     /// The encodings, walk and key texts recorded by a successful ``decodeTop()`` that kept
@@ -56,9 +65,9 @@ struct BinaryObjectScanner: ~Copyable {
         }
     }
 
-    /// True when the top object reaches object `index`; after a successful decode, the objects
-    /// for which this is false are the file's unreferenced ones.
-    func isReached(_ index: Int) -> Bool { objects.state(index) != .unseen }
+    /// Every object's state, by index (`.unseen` for one the top object does not reach), valid
+    /// while the scanner lives.
+    var objectStates: UnsafePointer<BinaryObjectSlots.State> { objects.statesStorage }
 
     // MARK: - Entry point
 
@@ -165,7 +174,10 @@ struct BinaryObjectScanner: ~Copyable {
         let start = try lookup.offset(ofObject: index)
         // A container decoded again was counted the first time.
         let again = state == .builtOnce
-        if !again { try countValues(1, at: start) }
+        if !again {
+            try countValues(1, at: start)
+            reachedCount &+= 1
+        }
         // -1 when the walk does not follow this container: a plain read, or a muted walk.
         var walkIndex = -1
         var mutes = false
@@ -340,21 +352,28 @@ struct BinaryObjectScanner: ~Copyable {
     /// their first use (see ``decodeUnkeptKey(referencedAt:onto:)``).
     @inline(__always)
     private func keepsKeys(ofDictionaryWith count: Int) -> Bool {
-        keepsLayout || count <= BinaryKeyClasses.largestAlwaysClassified
+        count <= BinaryKeyClasses.largestAlwaysClassified
     }
 
     /// Moves the keys of the dictionary `frame` describes, whose key objects are not kept, from
     /// below its values on the value stack into `keys`, leaving their places empty for the
     /// caller to drop once the values are taken; returns whether the key classes prove the keys
-    /// distinct.
+    /// distinct. A lossless read notes the texts of keys it has not noted yet, as their objects
+    /// are not kept.
     @inline(never)
-    private func stackedKeys(
+    private mutating func stackedKeys(
         of frame: Frame, values: inout PlistValueStack, into keys: inout [String], keyClasses: inout BinaryKeyClasses
     ) -> Bool {
         let keyBase = frame.base - frame.count
         for i in 0..<frame.count {
             guard case .string(let text) = values.take(at: keyBase + i) else { preconditionFailure("a dictionary key that is not a string") }
             keys.append(text)
+        }
+        if keepsLayout {
+            for i in 0..<frame.count {
+                let object = key(i, of: frame)
+                if !recorder.isKey(object) { recorder.recordKey(object, text: keys[i]) }
+            }
         }
         guard keyClasses.classifies(count: frame.count, firstKey: frame.count > 0 ? key(0, of: frame) : 0) else {
             for i in 0..<frame.count { keyClasses.markUsedUnclassified(key(i, of: frame)) }
@@ -469,7 +488,10 @@ struct BinaryObjectScanner: ~Copyable {
             // then), can be a string here; the others fail the check.
             let keyStart = try lookup.offset(ofObject: key)
             try area.requireStringKey(key, at: keyStart, referencedAt: position)
-            if state != .decodedOnce { try countValues(1, at: keyStart) }
+            if state != .decodedOnce {
+                try countValues(1, at: keyStart)
+                reachedCount &+= 1
+            }
             noteWalkLeaf(key)
             guard case .string(let text) = try keptScalar(key, at: keyStart) else {
                 throw BinaryObjectArea.notAStringKey(key, referencedAt: position)
@@ -486,13 +508,14 @@ struct BinaryObjectScanner: ~Copyable {
     }
 
     /// Decodes a key as ``decodeKey(referencedAt:)`` does, for a dictionary of more than
-    /// ``BinaryKeyClasses/largestAlwaysClassified`` entries in a plain read, and pushes its text
+    /// ``BinaryKeyClasses/largestAlwaysClassified`` entries, and pushes its text
     /// on `values`, below the dictionary's values. The key object is kept from its second use on,
     /// as a value string is: the keys of a dictionary of thousands are mostly its own, used once,
     /// and keeping each cost a retain, a release and a slot.
     @inline(never)
     private mutating func decodeUnkeptKey(referencedAt position: Int, onto values: inout PlistValueStack) throws(PlistError) -> Int {
         let key = try lookup.reference(at: position)
+        noteWalkLeaf(key)
         let state = objects.state(key)
         if state == .cached {
             guard objects.isCachedString(key) else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
@@ -506,6 +529,7 @@ struct BinaryObjectScanner: ~Copyable {
             decoded = try keptScalar(key, at: keyStart)
         } else {
             try countValues(1, at: keyStart)
+            reachedCount &+= 1
             decoded = try scalar(key, at: keyStart)
             objects.setState(key, .decodedOnce)
         }

@@ -15,22 +15,19 @@ enum BinaryOrphanCopies {
     /// The copies, and how many orphans have no reachable twin (or could not be measured).
     static func find(_ scanner: borrowing BinaryObjectScanner) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int) {
         let count = scanner.trailer.objectCount
-        var reached = [Bool](repeating: false, count: count)
-        var orphans: [Int] = []
-        for index in 0..<count {
-            if scanner.isReached(index) { reached[index] = true } else { orphans.append(index) }
-        }
-        guard !orphans.isEmpty else { return ([], 0) }
+        // Most files have no orphans: the scanner counted the objects it reached.
+        guard scanner.reachedCount < count else { return ([], 0) }
+        let states = scanner.objectStates
         let objects = ObjectContents(
             bytes: scanner.bytes, lookup: scanner.lookup,
             end: scanner.trailer.offsetTableOffset, refSize: scanner.trailer.objectRefSize)
         var orphanObjects: [Int] = []
         var orphanContents: [UnsafeRawBufferPointer] = []
-        orphanObjects.reserveCapacity(orphans.count)
-        orphanContents.reserveCapacity(orphans.count)
+        orphanObjects.reserveCapacity(count - scanner.reachedCount)
+        orphanContents.reserveCapacity(count - scanner.reachedCount)
         var markers = [Bool](repeating: false, count: 256)
         var unmatched = 0
-        for orphan in orphans {
+        for orphan in 0..<count where states[orphan] == .unseen {
             guard let content = objects.content(of: orphan) else {
                 unmatched += 1
                 continue
@@ -39,10 +36,12 @@ enum BinaryOrphanCopies {
             orphanObjects.append(orphan)
             orphanContents.append(content)
         }
-        let candidates = Candidates(objects: objects, reached: reached, markers: markers)
+        assert(orphanObjects.count + unmatched == count - scanner.reachedCount, "the scanner's count of reached objects is off")
+        let candidates = Candidates(objects: objects, states: states, count: count, markers: markers)
         let originals = hashedOriginals(of: orphanContents, candidates: candidates)
             ?? dictionaryOriginals(of: orphanContents, candidates: candidates)
         var copies: [BinaryLayout.OrphanCopy] = []
+        copies.reserveCapacity(orphanObjects.count)
         for (orphan, original) in zip(orphanObjects, originals) {
             if let original {
                 copies.append(BinaryLayout.OrphanCopy(
@@ -72,7 +71,17 @@ enum BinaryOrphanCopies {
         /// malformed.
         @inline(__always)
         func content(at start: Int) -> UnsafeRawBufferPointer? {
-            guard let length = BinaryPlistReader.objectLength(bytes, at: start, end: end, refSize: refSize) else { return nil }
+            let marker = bytes[start]
+            let length: Int
+            // Booleans and UIDs, nearly every orphan, measured here rather than in the general call.
+            switch marker >> 4 {
+            case 0x0: length = 1
+            case 0x8: length = 2 + Int(marker & 0x0F)
+            default:
+                guard let measured = BinaryPlistReader.objectLength(bytes, at: start, end: end, refSize: refSize) else { return nil }
+                length = measured
+            }
+            guard length <= end - start else { return nil }
             return UnsafeRawBufferPointer(start: bytes.baseAddress! + start, count: length)
         }
     }
@@ -81,15 +90,17 @@ enum BinaryOrphanCopies {
     /// some orphan shares.
     struct Candidates: OrphanCandidates {
         let objects: ObjectContents
-        let reached: [Bool]
+        /// The scanner's object states, which it keeps alive while the pass runs.
+        let states: UnsafePointer<BinaryObjectSlots.State>
+        let count: Int
         let markers: [Bool]
 
         /// The first candidate at or after `index`, and its bytes; nil past the last.
         @inline(__always)
         func next(from index: Int) -> (index: Int, content: UnsafeRawBufferPointer)? {
             var index = index
-            while index < reached.count {
-                if reached[index], let start = try? objects.lookup.offset(ofObject: index),
+            while index < count {
+                if states[index] != .unseen, let start = try? objects.lookup.offset(ofObject: index),
                     markers[Int(objects.bytes[start])], let content = objects.content(at: start) {
                     return (index, content)
                 }
