@@ -149,6 +149,12 @@ extension BinaryLayout {
 
         init(objectCount: Int) { index = Array(repeating: 0, count: objectCount) }
 
+        /// Texts with their index as the type's invariant describes it.
+        init(index: [UInt32], texts: [String]) {
+            self.index = index
+            self.texts = texts
+        }
+
         /// The text of `object` as a key, or nil when it was never one.
         @inline(__always)
         subscript(object: UInt32) -> String? {

@@ -23,12 +23,15 @@ struct BinaryObjectScanner: ~Copyable {
     /// The expanded size of the value `begin` or `finish` delivered last.
     private var deliveredSize = ExpandedSize()
 
-    private(set) var encodings: [BinaryLayout.EncodingNote] = []
-    private(set) var walkObjects: [UInt32] = []
-    private(set) var walkExtents: [UInt32] = []
+    /// Encodings, the reference walk and the keys, when the layout is kept.
+    private var recorder: BinaryLayoutRecorder
+    /// True while a container met for the second time is decoded again to be kept: the walk
+    /// notes it as one leaf and nothing beneath it.
+    private var walkMuted = false
+    /// How many distinct objects the decode has reached; when it is the object count, the file
+    /// has no unreferenced objects to look for.
+    private(set) var reachedCount = 0
     private(set) var int128HighWords: [UInt32: UInt64] = [:]
-    /// The text of every object used as a dictionary key.
-    private(set) var keyTexts = BinaryLayout.KeyTexts(objectCount: 0)
     /// Dictionaries with repeated keys, by walk position.
     private(set) var repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys] = [:]
 
@@ -41,18 +44,30 @@ struct BinaryObjectScanner: ~Copyable {
         // Slots also hold each cached object's expanded size, so that a reference to a shared
         // object adds its whole subtree to the expanded counts without walking it again.
         objects = BinaryObjectSlots(count: trailer.objectCount)
-        if keepsLayout {
-            encodings = Array(repeating: BinaryLayout.EncodingNote(marker: 0), count: trailer.objectCount)
-            keyTexts = BinaryLayout.KeyTexts(objectCount: trailer.objectCount)
-            // Every object met makes at least one walk entry; shared ones make more.
-            walkObjects.reserveCapacity(trailer.objectCount)
-            walkExtents.reserveCapacity(trailer.objectCount)
+        // Each walk step but the first is a reference the file spells, so the object area bounds
+        // the walk; a file's walk is one to three times its object count, and reserved pages
+        // that are never written cost no memory, so growing (and copying) is rare.
+        let references = (trailer.offsetTableOffset - BinaryTrailer.headerLength) / trailer.objectRefSize
+        recorder = BinaryLayoutRecorder(
+            objectCount: keepsLayout ? trailer.objectCount : 0,
+            expectedWalk: Swift.min(references + 1, 4 * trailer.objectCount))
+    }
+
+    /// The encodings, walk and key texts recorded by a successful ``decodeTop()`` that kept
+    /// the layout.
+    func layoutNotes() -> (
+        encodings: [BinaryLayout.EncodingNote], walkObjects: [UInt32], walkExtents: [UInt32], keyTexts: BinaryLayout.KeyTexts
+    ) {
+        recorder.finish { key in
+            // `decodeKey` keeps every key object, as a string, before it marks it.
+            guard case .string(let text) = objects.value(key) else { preconditionFailure("key object \(key) is not a kept string") }
+            return text
         }
     }
 
-    /// True when the top object reaches object `index`; after a successful decode, the objects
-    /// for which this is false are the file's unreferenced ones.
-    func isReached(_ index: Int) -> Bool { objects.state(index) != .unseen }
+    /// Every object's state, by index (`.unseen` for one the top object does not reach), valid
+    /// while the scanner lives.
+    var objectStates: UnsafePointer<BinaryObjectSlots.State> { objects.statesStorage }
 
     // MARK: - Entry point
 
@@ -68,6 +83,8 @@ struct BinaryObjectScanner: ~Copyable {
         /// The value stack's height when the container opened: its children lie above it.
         var base: Int
         var isDictionary: Bool
+        /// True for the container whose decode muted the walk (see `walkMuted`).
+        var unmutesWalk = false
         /// The container's expanded size so far: itself and the children accepted.
         var expanded = ExpandedSize()
     }
@@ -157,16 +174,31 @@ struct BinaryObjectScanner: ~Copyable {
         let start = try lookup.offset(ofObject: index)
         // A container decoded again was counted the first time.
         let again = state == .builtOnce
-        if !again { try countValues(1, at: start) }
-        let walkIndex = walkObjects.count
-        noteWalkLeaf(index)
+        if !again {
+            try countValues(1, at: start)
+            reachedCount &+= 1
+        }
+        // -1 when the walk does not follow this container: a plain read, or a muted walk.
+        var walkIndex = -1
+        var mutes = false
+        if keepsLayout && !walkMuted {
+            recorder.appendWalk(index)
+            if again {
+                // Met before, so decoded again to be kept, as a plain read does; the walk notes
+                // it as a leaf, having followed it the first time.
+                walkMuted = true
+                mutes = true
+            } else {
+                walkIndex = recorder.walkCount - 1
+            }
+        }
         let marker = bytes[start]
         switch marker >> 4 {
         case 0xA, 0xC:
             let (count, refs) = try containerCount(index, marker: marker, at: start)
             if !again { try countValues(count, at: refs) }
             try enterContainer(index, at: refs, again: again)
-            frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, base: valueBase, isDictionary: false)
+            frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, base: valueBase, isDictionary: false, unmutesWalk: mutes)
             return nil
         case 0xD:
             let (count, refs) = try containerCount(index, marker: marker, at: start)
@@ -174,7 +206,7 @@ struct BinaryObjectScanner: ~Copyable {
             try enterContainer(index, at: refs, again: again)
             // Keys first, in file order, so the layout walk matches the file's reference order;
             // they are strings, so decoding them never descends.
-            frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, base: valueBase, isDictionary: true)
+            frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, base: valueBase, isDictionary: true, unmutesWalk: mutes)
             if keepsKeys(ofDictionaryWith: count) {
                 for i in 0..<count {
                     let keyBytes = try decodeKey(referencedAt: refs + i * trailer.objectRefSize)
@@ -231,10 +263,7 @@ struct BinaryObjectScanner: ~Copyable {
 
     @inline(__always)
     private mutating func noteWalkLeaf(_ index: Int) {
-        if keepsLayout {
-            walkObjects.append(UInt32(truncatingIfNeeded: index))
-            walkExtents.append(1)
-        }
+        if keepsLayout && !walkMuted { recorder.appendWalk(index) }
     }
 
     /// Completes a container whose children are all decoded: moves them off the value stack
@@ -290,11 +319,11 @@ struct BinaryObjectScanner: ~Copyable {
                 // CoreFoundation's binary reader adds only absent keys: the first entry wins. An
                 // assembler is made for the few dictionaries that come here (its scratch table is
                 // an allocation every read would pay otherwise).
-                (dictionary, repeated) = PlistDictionaryAssembler().assemble(
-                    keys: keys, values: values.popArray(from: frame.base), keeping: .firstValue)
-            }
-            if keepsLayout && repeated {
-                noteRepeatedKeys(count: frame.count, refsAt: frame.refs, walkPosition: frame.walkIndex)
+                let entries = values.popArray(from: frame.base)
+                (dictionary, repeated) = PlistDictionaryAssembler().assemble(keys: keys, values: entries, keeping: .firstValue)
+                if keepsLayout && repeated && frame.walkIndex >= 0 {
+                    noteRepeatedKeys(keys: keys, values: entries, walkPosition: frame.walkIndex)
+                }
             }
             if !keepsKeys(ofDictionaryWith: frame.count) { values.dropLast(frame.count) }
             value = .dictionary(dictionary)
@@ -302,15 +331,15 @@ struct BinaryObjectScanner: ~Copyable {
             value = .array(values.popArray(from: frame.base))
         }
         if keepsLayout {
-            walkExtents[frame.walkIndex] = UInt32(truncatingIfNeeded: walkObjects.count - frame.walkIndex)
+            if frame.walkIndex >= 0 { recorder.closeWalk(at: frame.walkIndex) }
+            if frame.unmutesWalk { walkMuted = false }
         }
         depth -= 1
-        // A plain read keeps a container from its second reference on: most are referenced
-        // once, and keeping one costs a retain, a release and a slot. Decoding a container again
-        // at its second reference, whose own children are kept by then, costs at most one more
-        // decode of each object, so shared references still cost linear time. A lossless read
-        // keeps every container at once: its walk notes a shared container as one leaf.
-        if keepsLayout || objects.state(frame.index) == .reopened {
+        // A container is kept from its second reference on: most are referenced once, and
+        // keeping one costs a retain, a release and a slot. Decoding a container again at its
+        // second reference, whose own children are kept by then, costs at most one more decode
+        // of each object, so shared references still cost linear time.
+        if objects.state(frame.index) == .reopened {
             objects.cache(frame.index, value, size: frame.expanded)
         } else {
             objects.setState(frame.index, .builtOnce)
@@ -323,21 +352,28 @@ struct BinaryObjectScanner: ~Copyable {
     /// their first use (see ``decodeUnkeptKey(referencedAt:onto:)``).
     @inline(__always)
     private func keepsKeys(ofDictionaryWith count: Int) -> Bool {
-        keepsLayout || count <= BinaryKeyClasses.largestAlwaysClassified
+        count <= BinaryKeyClasses.largestAlwaysClassified
     }
 
     /// Moves the keys of the dictionary `frame` describes, whose key objects are not kept, from
     /// below its values on the value stack into `keys`, leaving their places empty for the
     /// caller to drop once the values are taken; returns whether the key classes prove the keys
-    /// distinct.
+    /// distinct. A lossless read notes the texts of keys it has not noted yet, as their objects
+    /// are not kept.
     @inline(never)
-    private func stackedKeys(
+    private mutating func stackedKeys(
         of frame: Frame, values: inout PlistValueStack, into keys: inout [String], keyClasses: inout BinaryKeyClasses
     ) -> Bool {
         let keyBase = frame.base - frame.count
         for i in 0..<frame.count {
             guard case .string(let text) = values.take(at: keyBase + i) else { preconditionFailure("a dictionary key that is not a string") }
             keys.append(text)
+        }
+        if keepsLayout {
+            for i in 0..<frame.count {
+                let object = key(i, of: frame)
+                if !recorder.isKey(object) { recorder.recordKey(object, text: keys[i]) }
+            }
         }
         guard keyClasses.classifies(count: frame.count, firstKey: frame.count > 0 ? key(0, of: frame) : 0) else {
             for i in 0..<frame.count { keyClasses.markUsedUnclassified(key(i, of: frame)) }
@@ -378,9 +414,9 @@ struct BinaryObjectScanner: ~Copyable {
     private var area: BinaryObjectArea { BinaryObjectArea(bytes: bytes, trailer: trailer) }
 
     @inline(__always)
-    private mutating func note(_ index: Int, marker: UInt8, extendedCount: UInt8? = nil) {
+    private func note(_ index: Int, marker: UInt8, extendedCount: UInt8? = nil, holdsLatin1: Bool = false) {
         if keepsLayout {
-            encodings[index] = BinaryLayout.EncodingNote(marker: marker, extendedCountMarker: extendedCount)
+            recorder.note(index, BinaryLayout.EncodingNote(marker: marker, extendedCountMarker: extendedCount, holdsLatin1: holdsLatin1))
         }
     }
 
@@ -391,11 +427,10 @@ struct BinaryObjectScanner: ~Copyable {
         // Callers send containers to `begin`'s own cases, never here.
         guard let value = decoded else { preconditionFailure("object \(index) is a container") }
         if keepsLayout {
-            note(index, marker: object.byte, extendedCount: extendedCountMarker)
             // An "ASCII" object holding Latin-1 bytes, each two bytes of UTF-8: the layout records it.
-            if object.byte >> 4 == 0x5, case .string(let text) = value, text.utf8.count != object.count {
-                encodings[index] = encodings[index].markingLatin1()
-            }
+            var holdsLatin1 = false
+            if object.byte >> 4 == 0x5, case .string(let text) = value, text.utf8.count != object.count { holdsLatin1 = true }
+            note(index, marker: object.byte, extendedCount: extendedCountMarker, holdsLatin1: holdsLatin1)
         }
         return value
     }
@@ -431,32 +466,13 @@ struct BinaryObjectScanner: ~Copyable {
     }
 
     /// Records the file's key order and the values a repeated key hid, so the writer can bring
-    /// them back. Every reference here was already decoded.
+    /// them back: `keys` and `values` are the dictionary's entries in file order.
     @inline(never)
-    private mutating func noteRepeatedKeys(count: Int, refsAt refs: Int, walkPosition: Int) {
-        let refSize = trailer.objectRefSize
-        var keys: [String] = []
-        keys.reserveCapacity(count)
-        for i in 0..<count {
-            let object = Int(bytes.loadBigEndian(at: refs + i * refSize, width: refSize))
-            guard objects.state(object) == .cached, case .string(let key) = objects.value(object) else { return }
-            keys.append(key)
-        }
+    private mutating func noteRepeatedKeys(keys: [String], values: [PlistValue], walkPosition: Int) {
         var firstOccurrence: [String: Int] = [:]
         for (i, key) in keys.enumerated() where firstOccurrence[key] == nil { firstOccurrence[key] = i }
         var hidden: [Int: PlistValue] = [:]
-        for (i, key) in keys.enumerated() where firstOccurrence[key] != i {
-            let object = Int(bytes.loadBigEndian(at: refs + (count + i) * refSize, width: refSize))
-            switch objects.state(object) {
-            case .cached: hidden[i] = objects.value(object)
-            // A scalar that is not kept decodes again exactly as it did the first time.
-            case .scalar, .decodedOnce:
-                if let start = try? lookup.offset(ofObject: object), let value = try? scalar(object, at: start) {
-                    hidden[i] = value
-                }
-            case .unseen, .open, .reopened, .builtOnce: break
-            }
-        }
+        for (i, key) in keys.enumerated() where firstOccurrence[key] != i { hidden[i] = values[i] }
         repeatedKeys[UInt32(truncatingIfNeeded: walkPosition)] = BinaryLayout.RepeatedKeys(keys: keys, hiddenValues: hidden)
     }
 
@@ -472,30 +488,34 @@ struct BinaryObjectScanner: ~Copyable {
             // then), can be a string here; the others fail the check.
             let keyStart = try lookup.offset(ofObject: key)
             try area.requireStringKey(key, at: keyStart, referencedAt: position)
-            if state != .decodedOnce { try countValues(1, at: keyStart) }
+            if state != .decodedOnce {
+                try countValues(1, at: keyStart)
+                reachedCount &+= 1
+            }
             noteWalkLeaf(key)
             guard case .string(let text) = try keptScalar(key, at: keyStart) else {
                 throw BinaryObjectArea.notAStringKey(key, referencedAt: position)
             }
-            noteKeyText(key, text)
+            if keepsLayout { recorder.markKey(key) }
             return text.utf8.count
         }
         // A key met before: its length is in its slot's size, so the cached string is only
         // looked at, not copied (a retain and a release per entry otherwise).
         noteWalkLeaf(key)
         guard objects.isCachedString(key) else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
-        if keepsLayout, case .string(let text) = objects.value(key) { noteKeyText(key, text) }
+        if keepsLayout { recorder.markKey(key) }
         return objects.size(key).bytes
     }
 
     /// Decodes a key as ``decodeKey(referencedAt:)`` does, for a dictionary of more than
-    /// ``BinaryKeyClasses/largestAlwaysClassified`` entries in a plain read, and pushes its text
+    /// ``BinaryKeyClasses/largestAlwaysClassified`` entries, and pushes its text
     /// on `values`, below the dictionary's values. The key object is kept from its second use on,
     /// as a value string is: the keys of a dictionary of thousands are mostly its own, used once,
     /// and keeping each cost a retain, a release and a slot.
     @inline(never)
     private mutating func decodeUnkeptKey(referencedAt position: Int, onto values: inout PlistValueStack) throws(PlistError) -> Int {
         let key = try lookup.reference(at: position)
+        noteWalkLeaf(key)
         let state = objects.state(key)
         if state == .cached {
             guard objects.isCachedString(key) else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
@@ -509,20 +529,13 @@ struct BinaryObjectScanner: ~Copyable {
             decoded = try keptScalar(key, at: keyStart)
         } else {
             try countValues(1, at: keyStart)
+            reachedCount &+= 1
             decoded = try scalar(key, at: keyStart)
             objects.setState(key, .decodedOnce)
         }
         guard case .string(let text) = decoded else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
         values.push(decoded)
         return text.utf8.count
-    }
-
-    /// Records the text of an object used as a key. The first use as a key records it, also for
-    /// an object first decoded as a value (a string shared with a key): without it the writer
-    /// cannot match the entry to its notes.
-    @inline(__always)
-    private mutating func noteKeyText(_ key: Int, _ text: String) {
-        if keepsLayout && !keyTexts.contains(key) { keyTexts.record(text, for: key) }
     }
 
     /// Throws when a subtree expands past ``PlistLimits/maxExpandedValues`` or

@@ -23,8 +23,9 @@ struct BinaryObjectSlots: ~Copyable {
     /// are kept from their second reference on, which decodes them again (for a container, with
     /// its children kept by then, so no object is decoded more than twice and a file of shared
     /// references cannot expand exponentially). Numbers, booleans, dates, UIDs and null are
-    /// decoded again at each further reference, which costs less than keeping them. A lossless
-    /// read keeps containers and keys at once (see ``BinaryObjectScanner``).
+    /// decoded again at each further reference, which costs less than keeping them. The keys of
+    /// dictionaries up to ``BinaryKeyClasses/largestAlwaysClassified`` entries are kept at once
+    /// (see ``BinaryObjectScanner``).
     enum State: UInt8 {
         /// Not reached from the top object (yet).
         case unseen
@@ -70,6 +71,9 @@ struct BinaryObjectSlots: ~Copyable {
 
     @inline(__always)
     func state(_ index: Int) -> State { states[index] }
+
+    /// Every object's state, by index, for a reader that keeps the slots alive while it reads.
+    var statesStorage: UnsafePointer<State> { UnsafePointer(states) }
 
     /// Sets a state other than `.cached`, which only ``cache(_:_:size:)`` sets; a cached object
     /// never changes state again.

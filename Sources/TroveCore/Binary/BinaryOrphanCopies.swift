@@ -15,22 +15,19 @@ enum BinaryOrphanCopies {
     /// The copies, and how many orphans have no reachable twin (or could not be measured).
     static func find(_ scanner: borrowing BinaryObjectScanner) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int) {
         let count = scanner.trailer.objectCount
-        var reached = [Bool](repeating: false, count: count)
-        var orphans: [Int] = []
-        for index in 0..<count {
-            if scanner.isReached(index) { reached[index] = true } else { orphans.append(index) }
-        }
-        guard !orphans.isEmpty else { return ([], 0) }
+        // Most files have no orphans: the scanner counted the objects it reached.
+        guard scanner.reachedCount < count else { return ([], 0) }
+        let states = scanner.objectStates
         let objects = ObjectContents(
             bytes: scanner.bytes, lookup: scanner.lookup,
             end: scanner.trailer.offsetTableOffset, refSize: scanner.trailer.objectRefSize)
         var orphanObjects: [Int] = []
         var orphanContents: [UnsafeRawBufferPointer] = []
-        orphanObjects.reserveCapacity(orphans.count)
-        orphanContents.reserveCapacity(orphans.count)
+        orphanObjects.reserveCapacity(count - scanner.reachedCount)
+        orphanContents.reserveCapacity(count - scanner.reachedCount)
         var markers = [Bool](repeating: false, count: 256)
         var unmatched = 0
-        for orphan in orphans {
+        for orphan in 0..<count where states[orphan] == .unseen {
             guard let content = objects.content(of: orphan) else {
                 unmatched += 1
                 continue
@@ -39,10 +36,12 @@ enum BinaryOrphanCopies {
             orphanObjects.append(orphan)
             orphanContents.append(content)
         }
-        let candidates = Candidates(objects: objects, reached: reached, markers: markers)
+        assert(orphanObjects.count + unmatched == count - scanner.reachedCount, "the scanner's count of reached objects is off")
+        let candidates = Candidates(objects: objects, states: states, count: count, markers: markers)
         let originals = hashedOriginals(of: orphanContents, candidates: candidates)
             ?? dictionaryOriginals(of: orphanContents, candidates: candidates)
         var copies: [BinaryLayout.OrphanCopy] = []
+        copies.reserveCapacity(orphanObjects.count)
         for (orphan, original) in zip(orphanObjects, originals) {
             if let original {
                 copies.append(BinaryLayout.OrphanCopy(
@@ -64,10 +63,26 @@ enum BinaryOrphanCopies {
         /// Object `index`'s bytes, or nil when its offset or length is malformed.
         @inline(__always)
         func content(of index: Int) -> UnsafeRawBufferPointer? {
-            guard let start = try? lookup.offset(ofObject: index),
-                let length = BinaryPlistReader.objectLength(bytes, at: start, end: end, refSize: refSize)
-            else { return nil }
-            return UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
+            guard let start = try? lookup.offset(ofObject: index) else { return nil }
+            return content(at: start)
+        }
+
+        /// The bytes of the object at `start`, a validated object offset; nil when its length is
+        /// malformed.
+        @inline(__always)
+        func content(at start: Int) -> UnsafeRawBufferPointer? {
+            let marker = bytes[start]
+            let length: Int
+            // Booleans and UIDs, nearly every orphan, measured here rather than in the general call.
+            switch marker >> 4 {
+            case 0x0: length = 1
+            case 0x8: length = 2 + Int(marker & 0x0F)
+            default:
+                guard let measured = BinaryPlistReader.objectLength(bytes, at: start, end: end, refSize: refSize) else { return nil }
+                length = measured
+            }
+            guard length <= end - start else { return nil }
+            return UnsafeRawBufferPointer(start: bytes.baseAddress! + start, count: length)
         }
     }
 
@@ -75,16 +90,18 @@ enum BinaryOrphanCopies {
     /// some orphan shares.
     struct Candidates: OrphanCandidates {
         let objects: ObjectContents
-        let reached: [Bool]
+        /// The scanner's object states, which it keeps alive while the pass runs.
+        let states: UnsafePointer<BinaryObjectSlots.State>
+        let count: Int
         let markers: [Bool]
 
         /// The first candidate at or after `index`, and its bytes; nil past the last.
         @inline(__always)
         func next(from index: Int) -> (index: Int, content: UnsafeRawBufferPointer)? {
             var index = index
-            while index < reached.count {
-                if reached[index], let start = try? objects.lookup.offset(ofObject: index),
-                    markers[Int(objects.bytes[start])], let content = objects.content(of: index) {
+            while index < count {
+                if states[index] != .unseen, let start = try? objects.lookup.offset(ofObject: index),
+                    markers[Int(objects.bytes[start])], let content = objects.content(at: start) {
                     return (index, content)
                 }
                 index += 1
@@ -96,29 +113,55 @@ enum BinaryOrphanCopies {
     /// Probes a lookup or insertion may make before the table gives up on its hash.
     static let probeLimit = 64
 
-    /// For each of `contents`, the first candidate of equal bytes, found through an
-    /// open-addressing table of the distinct contents; nil when some probe sequence ran past
-    /// `probeLimit`. The walk over the candidates stops once every distinct content is found.
+    /// For each of `contents`, the first candidate of equal bytes, found through open-addressing
+    /// tables of the distinct contents; nil when some probe sequence ran past `probeLimit`. The
+    /// walk over the candidates stops once every distinct content is found.
+    ///
+    /// Contents of at most eight bytes (the orphaned UIDs and booleans that make up nearly all
+    /// orphans) go into a table of words: an object's bytes say how long it is, so the word of
+    /// its bytes, zero-padded, stands for the content itself, and is hashed and compared as one
+    /// number. Longer contents go into a table of byte strings.
     static func hashedOriginals(of contents: [UnsafeRawBufferPointer], candidates: some OrphanCandidates, probeLimit: Int = probeLimit) -> [Int?]? {
-        var table = ContentTable(capacityFor: contents.count, probeLimit: probeLimit)
+        var longCount = 0
+        for content in contents where content.count > WordTable.longestContent { longCount += 1 }
+        var short = WordTable(capacityFor: contents.count - longCount, probeLimit: probeLimit)
+        var long = ContentTable(capacityFor: longCount, probeLimit: probeLimit)
+        // A long content's number, or for a short one -1 minus its number.
         var numbers: [Int] = []
         numbers.reserveCapacity(contents.count)
         for content in contents {
-            guard let number = table.insert(content) else { return nil }
-            numbers.append(number)
+            if content.count <= WordTable.longestContent {
+                guard let number = short.insert(WordTable.word(of: content)) else { return nil }
+                numbers.append(-1 - number)
+            } else {
+                guard let number = long.insert(content) else { return nil }
+                numbers.append(number)
+            }
         }
-        var originals = [Int?](repeating: nil, count: table.distinctCount)
-        var unfound = table.distinctCount
+        var shortOriginals = [Int](repeating: -1, count: short.distinctCount)
+        var longOriginals = [Int](repeating: -1, count: long.distinctCount)
+        var unfound = short.distinctCount + long.distinctCount
         var position = 0
         while unfound > 0, let (index, content) = candidates.next(from: position) {
             position = index + 1
-            guard let found = table.find(content) else { return nil }
-            if let number = found, originals[number] == nil {
-                originals[number] = index
-                unfound -= 1
+            if content.count <= WordTable.longestContent {
+                guard let found = short.find(WordTable.word(of: content)) else { return nil }
+                if let number = found, shortOriginals[number] < 0 {
+                    shortOriginals[number] = index
+                    unfound -= 1
+                }
+            } else {
+                guard let found = long.find(content) else { return nil }
+                if let number = found, longOriginals[number] < 0 {
+                    longOriginals[number] = index
+                    unfound -= 1
+                }
             }
         }
-        return numbers.map { originals[$0] }
+        return numbers.map { number in
+            let original = number < 0 ? shortOriginals[-1 - number] : longOriginals[number]
+            return original < 0 ? nil : original
+        }
     }
 
     /// ``hashedOriginals(of:candidates:probeLimit:)`` through the standard library's
@@ -137,6 +180,85 @@ enum BinaryOrphanCopies {
             }
         }
         return contents.map { originals[RawBytesKey(bytes: $0)] ?? nil }
+    }
+
+    /// Distinct contents of at most eight bytes, each as the word of its bytes, in an
+    /// open-addressing table with linear probing; each gets a number in order of insertion.
+    struct WordTable {
+        /// The longest content the table takes.
+        static let longestContent = 8
+
+        private let seed = SeededByteHash.processSeed
+        private let mask: Int
+        private let probeLimit: Int
+        /// 1 + the number of the word in each slot; 0 for an empty slot.
+        private var slots: [Int32]
+        private var words: [UInt64] = []
+
+        init(capacityFor count: Int, probeLimit: Int) {
+            var capacity = 16
+            while capacity < 2 * count { capacity *= 2 }
+            mask = capacity - 1
+            self.probeLimit = probeLimit
+            slots = [Int32](repeating: 0, count: capacity)
+        }
+
+        var distinctCount: Int { words.count }
+
+        /// The bytes of `content` (at most eight) as a little-endian word, zero above them. Two
+        /// objects' contents are equal exactly when their words are: the bytes up to its count
+        /// fix an object's length, so equal words mean equal lengths.
+        @inline(__always)
+        static func word(of content: UnsafeRawBufferPointer) -> UInt64 {
+            let n = content.count
+            if n == 8 { return content.loadUnaligned(as: UInt64.self) }
+            var word: UInt64 = 0
+            var k = 0
+            if n & 4 != 0 {
+                word = UInt64(content.loadUnaligned(as: UInt32.self))
+                k = 4
+            }
+            if n & 2 != 0 {
+                word |= UInt64(content.loadUnaligned(fromByteOffset: k, as: UInt16.self)) << UInt64(8 * k)
+                k += 2
+            }
+            if n & 1 != 0 { word |= UInt64(content[k]) << UInt64(8 * k) }
+            return word
+        }
+
+        /// The number of `word`, or of the empty slot where it belongs (negated, minus one); nil
+        /// past the probe limit.
+        @inline(__always)
+        private func probe(_ word: UInt64) -> Int? {
+            var slot = Int(truncatingIfNeeded: SeededByteHash.hash(word: word, seed: seed)) & mask
+            return slots.withUnsafeBufferPointer { slots in
+                words.withUnsafeBufferPointer { words in
+                    for _ in 0..<probeLimit {
+                        let entry = Int(slots[slot]) - 1
+                        if entry < 0 { return -1 - slot }
+                        if words[entry] == word { return entry }
+                        slot = (slot + 1) & mask
+                    }
+                    return nil
+                }
+            }
+        }
+
+        /// The number of `word`, added when new; nil past the probe limit.
+        mutating func insert(_ word: UInt64) -> Int? {
+            guard let found = probe(word) else { return nil }
+            if found >= 0 { return found }
+            slots[-1 - found] = Int32(truncatingIfNeeded: words.count + 1)
+            words.append(word)
+            return words.count - 1
+        }
+
+        /// The number of `word`, `.some(nil)` when absent; nil past the probe limit.
+        @inline(__always)
+        func find(_ word: UInt64) -> Int?? {
+            guard let found = probe(word) else { return nil }
+            return .some(found >= 0 ? found : nil)
+        }
     }
 
     /// Distinct byte strings in an open-addressing table with linear probing, hashed with

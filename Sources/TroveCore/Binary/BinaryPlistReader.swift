@@ -24,19 +24,20 @@ public struct BinaryPlistReader: Sendable {
         let value = try scanner.decodeTop()
         guard keeps else { return (value, nil) }
         let (copies, unmatched) = BinaryOrphanCopies.find(scanner)
+        let notes = scanner.layoutNotes()
         let layout = BinaryLayout(
             versionByte: trailer.versionByte,
             unusedTrailerBytes: trailer.unusedBytes,
             sortVersion: trailer.sortVersion,
             offsetIntSize: trailer.offsetIntSize,
             objectRefSize: trailer.objectRefSize,
-            encodings: scanner.encodings,
-            walkObjects: scanner.walkObjects,
-            walkExtents: scanner.walkExtents,
+            encodings: notes.encodings,
+            walkObjects: notes.walkObjects,
+            walkExtents: notes.walkExtents,
             copies: copies,
             int128HighWords: scanner.int128HighWords,
             repeatedKeys: scanner.repeatedKeys,
-            keyTexts: scanner.keyTexts,
+            keyTexts: notes.keyTexts,
             unmatchedOrphanCount: unmatched)
         return (value, layout)
     }

@@ -1,0 +1,112 @@
+import Testing
+@testable import TroveCore
+
+/// The notes a lossless read records for shared containers, repeated keys, keys shared with
+/// values, Latin-1 "ASCII" strings and 16-byte integers, and their byte-exact rewrite.
+@Suite("Binary layout: walk notes of shared objects")
+struct BinaryLayoutWalkTests {
+    /// A top array naming array A three times and array B twice, where A holds B and a
+    /// dictionary D whose key "k" repeats, the repeat hiding B.
+    private static func sharedFile() -> [UInt8] {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA5, 1, 2, 1, 1, 2])  // 0: top
+        builder.add([0xA3, 3, 2, 4])  // 1: A
+        builder.add([0xA2, 5, 5])  // 2: B
+        builder.add([0x51, 0x78])  // 3: "x"
+        builder.add([0xD2, 7, 7, 6, 2])  // 4: D {k: 2, k: B}
+        builder.add([0x10, 0x01])  // 5: 1
+        builder.add([0x10, 0x02])  // 6: 2
+        builder.add([0x51, 0x6B])  // 7: "k"
+        return builder.build()
+    }
+
+    @Test("a container met again is one walk step, however often and wherever it is met")
+    func sharedContainerWalk() throws {
+        let file = Self.sharedFile()
+        let (value, layout) = try readBinary(file)
+        let b: PlistValue = [1, 1]
+        let a: PlistValue = ["x", b, ["k": 2]]
+        #expect(value == [a, b, a, a, b])
+        let notes = try #require(layout)
+        #expect(notes.walkObjects == [0, 1, 3, 2, 5, 5, 4, 7, 7, 6, 2, 2, 1, 1, 2])
+        #expect(notes.walkExtents == [15, 10, 1, 3, 1, 1, 5, 1, 1, 1, 1, 1, 1, 1, 1])
+        // The repeat is noted once, at the dictionary's first visit, with the container it hid.
+        #expect(notes.repeatedKeys.count == 1)
+        let repeated = try #require(notes.repeatedKeys[6])
+        #expect(repeated.keys == ["k", "k"])
+        #expect(repeated.hiddenValues == [1: b])
+        #expect(notes.keyTexts[7] == "k")
+        #expect(notes.keyTexts[3] == nil)
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+    }
+
+    @Test("a string used as a value and then as a key has its key text noted")
+    func valueThenKey() throws {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA2, 1, 2])  // 0: top
+        builder.add([0x51, 0x6B])  // 1: "k"
+        builder.add([0xD1, 1, 3])  // 2: {k: 1}
+        builder.add([0x10, 0x01])  // 3: 1
+        let file = builder.build()
+        let (value, layout) = try readBinary(file)
+        #expect(value == ["k", ["k": 1]])
+        #expect(layout?.keyTexts[1] == "k")
+        #expect(layout?.walkObjects == [0, 1, 2, 1, 3])
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+    }
+
+    @Test("Latin-1 bytes in an ASCII string and a 16-byte integer's high word are noted and rewritten")
+    func latin1AndWideInteger() throws {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA3, 1, 2, 3])  // 0: top
+        builder.add([0x52, 0x63, 0xE9])  // 1: "cé" as Latin-1
+        builder.add([0x14] + Array(repeating: 0x00, count: 7) + [0x05] + Array(repeating: 0x00, count: 7) + [0x2A])  // 2
+        builder.add([0x51, 0x61])  // 3: "a"
+        let file = builder.build()
+        let (value, layout) = try readBinary(file)
+        #expect(value == ["cé", 42, "a"])
+        let notes = try #require(layout)
+        #expect(notes.encodings[1].holdsLatin1)
+        #expect(!notes.encodings[3].holdsLatin1)
+        #expect(notes.encodings[2].marker == 0x14)
+        #expect(notes.int128HighWords == [2: 5])
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+    }
+
+    @Test("unreferenced copies of UIDs, booleans and a container pair with their first reachable twin")
+    func orphanCopiesOfEveryLength() throws {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA4, 1, 2, 3, 4])  // 0: top
+        builder.add([0x80, 0x07])  // 1: UID 7
+        builder.add([0x09])  // 2: true
+        builder.add([0xAA, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2])  // 3: an eleven-byte container
+        builder.add([0x83, 0x00, 0x01, 0x00, 0x02])  // 4: a four-byte UID
+        builder.add([0x80, 0x07])  // 5: orphan copy of 1
+        builder.add([0x09])  // 6: orphan copy of 2
+        builder.add([0xAA, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2])  // 7: orphan copy of 3
+        builder.add([0x83, 0x00, 0x01, 0x00, 0x02])  // 8: orphan copy of 4
+        builder.add([0x80, 0x08])  // 9: orphan that copies nothing
+        let (_, layout) = try readBinary(builder.build())
+        let notes = try #require(layout)
+        let pairs = notes.copies.map { [Int($0.object), Int($0.original)] }
+        #expect(pairs == [[5, 1], [6, 2], [7, 3], [8, 4]])
+        #expect(notes.unmatchedOrphanCount == 1)
+    }
+
+    @Test("the keys of a dictionary too large to keep its key objects are noted, shared or not")
+    func largeDictionaryKeys() throws {
+        var entries: [(String, PlistValue)] = []
+        for i in 0..<5000 { entries.append(("key\(i)", .integer(PlistInteger(i % 7)))) }
+        let large = PlistValue.dictionary(PlistDictionary(entries))
+        // "key1" is also a value and a small dictionary's key; "key2" a key of a small one first.
+        let value: PlistValue = [["key2": 1], large, "key1", ["key1": "key3"]]
+        let file = try BinaryPlistWriter().write(value)
+        let (read, layout) = try readBinary(file)
+        #expect(read == value)
+        let notes = try #require(layout)
+        let keyed = (0..<notes.objectCount).compactMap { notes.keyTexts[UInt32($0)] }
+        #expect(Set(keyed) == Set(entries.map(\.0)))
+        #expect(keyed.count == 5000)
+        #expect(try BinaryPlistWriter().write(read, layout: layout) == file)
+    }
+}
