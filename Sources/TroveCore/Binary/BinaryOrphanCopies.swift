@@ -196,8 +196,7 @@ enum BinaryOrphanCopies {
         private var words: [UInt64] = []
 
         init(capacityFor count: Int, probeLimit: Int) {
-            var capacity = 16
-            while capacity < 2 * count { capacity *= 2 }
+            let capacity = openAddressingCapacity(for: count)
             mask = capacity - 1
             self.probeLimit = probeLimit
             slots = [Int32](repeating: 0, count: capacity)
@@ -210,20 +209,7 @@ enum BinaryOrphanCopies {
         /// fix an object's length, so equal words mean equal lengths.
         @inline(__always)
         static func word(of content: UnsafeRawBufferPointer) -> UInt64 {
-            let n = content.count
-            if n == 8 { return content.loadUnaligned(as: UInt64.self) }
-            var word: UInt64 = 0
-            var k = 0
-            if n & 4 != 0 {
-                word = UInt64(content.loadUnaligned(as: UInt32.self))
-                k = 4
-            }
-            if n & 2 != 0 {
-                word |= UInt64(content.loadUnaligned(fromByteOffset: k, as: UInt16.self)) << UInt64(8 * k)
-                k += 2
-            }
-            if n & 1 != 0 { word |= UInt64(content[k]) << UInt64(8 * k) }
-            return word
+            content.count == 8 ? content.loadUnaligned(as: UInt64.self) : SeededByteHash.word(ofShort: content)
         }
 
         /// The number of `word`, or of the empty slot where it belongs (negated, minus one); nil
@@ -273,8 +259,7 @@ enum BinaryOrphanCopies {
         private var hashes: [UInt64] = []
 
         init(capacityFor count: Int, probeLimit: Int) {
-            var capacity = 16
-            while capacity < 2 * count { capacity *= 2 }
+            let capacity = openAddressingCapacity(for: count)
             mask = capacity - 1
             self.probeLimit = probeLimit
             slots = [Int32](repeating: 0, count: capacity)
@@ -339,4 +324,12 @@ extension UnsafeRawBufferPointer {
     fileprivate func elementsEqualBytes(_ other: UnsafeRawBufferPointer) -> Bool {
         count == other.count && (isEmpty || memcmp(baseAddress!, other.baseAddress!, count) == 0)
     }
+}
+
+/// The slot count of an open-addressing table for `count` entries: a power of two, at least 16,
+/// that keeps the table at most half full.
+private func openAddressingCapacity(for count: Int) -> Int {
+    var capacity = 16
+    while capacity < 2 * count { capacity *= 2 }
+    return capacity
 }

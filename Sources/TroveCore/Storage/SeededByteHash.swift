@@ -28,29 +28,32 @@ enum SeededByteHash {
             i += 8
         }
         if i < n {
-            // The last partial word in at most three loads rather than a byte at a time: a
-            // string of 8 bytes or more rereads its last eight (overlapping the word before),
-            // a shorter one is put together from a 4-, a 2- and a 1-byte load.
-            var tail: UInt64
-            if n >= 8 {
-                tail = bytes.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
-            } else {
-                tail = 0
-                var k = 0
-                if n & 4 != 0 {
-                    tail = UInt64(bytes.loadUnaligned(as: UInt32.self))
-                    k = 4
-                }
-                if n & 2 != 0 {
-                    tail |= UInt64(bytes.loadUnaligned(fromByteOffset: k, as: UInt16.self)) << UInt64(8 * k)
-                    k += 2
-                }
-                if n & 1 != 0 { tail |= UInt64(bytes[k]) << UInt64(8 * k) }
-            }
+            // The last partial word: a string of 8 bytes or more rereads its last eight
+            // (overlapping the word before).
+            let tail = n >= 8 ? bytes.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) : word(ofShort: bytes)
             seen |= tail
             h = mix(h ^ tail)
         }
         return (finalized(h), seen & 0x8080_8080_8080_8080 == 0)
+    }
+
+    /// The bytes of `bytes` (fewer than eight) as a little-endian word, zero above them: put
+    /// together from a 4-, a 2- and a 1-byte load rather than a byte at a time.
+    @inline(__always)
+    static func word(ofShort bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let n = bytes.count
+        var word: UInt64 = 0
+        var k = 0
+        if n & 4 != 0 {
+            word = UInt64(bytes.loadUnaligned(as: UInt32.self))
+            k = 4
+        }
+        if n & 2 != 0 {
+            word |= UInt64(bytes.loadUnaligned(fromByteOffset: k, as: UInt16.self)) << UInt64(8 * k)
+            k += 2
+        }
+        if n & 1 != 0 { word |= UInt64(bytes[k]) << UInt64(8 * k) }
+        return word
     }
 
     /// ``hash(_:seed:)`` of the `count` (at most 15) bytes held in `low` and then `high`, least
