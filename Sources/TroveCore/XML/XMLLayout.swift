@@ -65,7 +65,7 @@ public struct XMLLayout: Sendable {
     /// value's order: no node note, the canonical header and end, a newline and tabs. (The
     /// encoding is applied after either way.)
     var hasNotes: Bool {
-        !notes.isEmpty || prolog != nil || epilog != nil || lineBreak != [0x0A] || indentUnit != [0x09]
+        noteCount > 0 || lineBreak != [0x0A] || indentUnit != [0x09]
     }
 }
 

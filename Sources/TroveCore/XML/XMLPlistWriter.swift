@@ -36,53 +36,31 @@ public struct XMLPlistWriter: Sendable {
     ///   `.depthLimit` beyond ``maxDepth``, `.badEncoding` when the layout's 8-bit encoding
     ///   cannot hold a character of the value.
     public func write(_ value: PlistValue, layout: XMLLayout? = nil) throws(PlistError) -> [UInt8] {
-        guard let layout else {
-            let emitter = try emitCanonical(value, keepingKeyOrder: false)
-            return emitter.out.array
-        }
-        let bytes: [UInt8]
-        if layout.hasNotes {
-            let emitter = try emit(value, layout: layout)
-            bytes = emitter.out.array
-        } else {
-            let emitter = try emitCanonical(value, keepingKeyOrder: true)
-            bytes = emitter.out.array
-        }
-        guard layout.encoding != .standard else { return bytes }
+        let bytes = try emitUTF8(value, layout: layout).array
+        guard let layout, layout.encoding != .standard else { return bytes }
         return try XMLTranscoder.encode(bytes, as: layout.encoding)
     }
 
     /// The same document as `Data` that owns the emitter's buffer (UTF-8 documents; others are
     /// transcoded as ``write(_:layout:)`` does), so that `Plist.write` does not copy it twice.
     func writeData(_ value: PlistValue, layout: XMLLayout? = nil) throws(PlistError) -> Data {
-        guard let layout else {
-            let emitter = try emitCanonical(value, keepingKeyOrder: false)
-            return emitter.out.data()
-        }
-        if layout.encoding != .standard { return Data(try write(value, layout: layout)) }
-        if layout.hasNotes {
-            let emitter = try emit(value, layout: layout)
-            return emitter.out.data()
-        }
-        let emitter = try emitCanonical(value, keepingKeyOrder: true)
-        return emitter.out.data()
+        if let layout, layout.encoding != .standard { return Data(try write(value, layout: layout)) }
+        return try emitUTF8(value, layout: layout).data()
     }
 
-    /// CoreFoundation's document for `value`, in the emitter's buffer; with `keepingKeyOrder`,
-    /// dictionaries in the value's own order, which is what following a layout without notes
-    /// comes to (a document CF or Trove wrote, read losslessly and perhaps edited).
-    private func emitCanonical(_ value: PlistValue, keepingKeyOrder: Bool) throws(PlistError) -> XMLCanonicalEmitter {
-        var emitter = XMLCanonicalEmitter(maxDepth: maxDepth, limits: limits, keepsKeyOrder: keepingKeyOrder)
-        try emitter.writeDocument(value)
-        return emitter
-    }
-
-    /// The UTF-8 document following `layout`, in the emitter's buffer.
-    private func emit(_ value: PlistValue, layout: XMLLayout) throws(PlistError) -> XMLEmitter {
+    /// The UTF-8 document for `value`: CoreFoundation's without a layout; following `layout`
+    /// otherwise, which for a layout without notes (a document CF or Trove wrote, read
+    /// losslessly and perhaps edited) is CoreFoundation's with the value's own key order.
+    private func emitUTF8(_ value: PlistValue, layout: XMLLayout?) throws(PlistError) -> ByteBuffer {
+        guard let layout, layout.hasNotes else {
+            var emitter = XMLCanonicalEmitter(maxDepth: maxDepth, limits: limits, keepsKeyOrder: layout != nil)
+            try emitter.writeDocument(value)
+            return emitter.out
+        }
         var emitter = XMLEmitter(layout: layout, maxDepth: maxDepth)
         emitter.meter = LimitMeter(limits: limits)
         try emitter.writeDocument(value)
-        return emitter
+        return emitter.out
     }
 }
 
