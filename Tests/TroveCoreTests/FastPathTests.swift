@@ -27,12 +27,15 @@ struct FastPathTests {
         #expect(!PlistKeyOrder.precedes("\u{FFFD}", "𝄞"))
     }
 
-    @Test("sorting keys by their eight-byte prefixes gives the order of sorting them with precedes")
+    @Test("sorting keys by their sixteen-byte prefixes gives the order of sorting them with precedes")
     func prefixSortMatchesComparisonSort() {
-        // Pieces that make keys share long prefixes, differ at and around byte 8, end inside a
-        // prefix, hold NUL (the prefix's padding byte) and put U+E000...U+FFFF against
-        // supplementary scalars at every offset.
-        let pieces = ["", "a", "b", "ab", "general.", "\u{0}", "é", "中", "\u{E000}", "\u{FFFD}", "😀", "𝄞", "7", "12345678"]
+        // Pieces that make keys share long prefixes, differ at and around bytes 8 and 16, end
+        // inside a prefix word, hold NUL (the prefix's padding byte) and put U+E000...U+FFFF
+        // against supplementary scalars at every offset.
+        let pieces = [
+            "", "a", "b", "ab", "general.", "general.settings", "\u{0}", "é", "中", "\u{E000}", "\u{FFFD}", "😀", "𝄞",
+            "7", "12345678", "123456789012345",
+        ]
         var random = SplitMix(seed: 0x5EED_0F_50E7)
         for count in [0, 1, 2, 12, 13, 40, 300, 3_000] {
             var seen = Set<[UInt8]>()

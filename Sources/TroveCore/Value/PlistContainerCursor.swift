@@ -19,6 +19,10 @@ struct PlistContainerCursor {
     /// The walk's positions mapped to the container's, for a writer that sorts keys; empty for
     /// the container's own order.
     private let order: [Int]
+    /// Whether the sort copied the keys' bytes (``SortedKeys/text``), which the writer then keeps
+    /// beside its cursors: a reference here would cost every cursor a retain and release when
+    /// copied, and most cursors have none.
+    let hasKeyText: Bool
     let isDictionary: Bool
     /// Elements, or entries for a dictionary.
     let count: Int
@@ -30,6 +34,7 @@ struct PlistContainerCursor {
         values = elements
         keys = []
         order = []
+        hasKeyText = false
         isDictionary = false
         count = elements.count
     }
@@ -39,6 +44,7 @@ struct PlistContainerCursor {
         values = dictionary.values
         keys = dictionary.keys
         order = []
+        hasKeyText = false
         isDictionary = true
         count = keys.count
     }
@@ -46,18 +52,29 @@ struct PlistContainerCursor {
     /// A cursor over a dictionary's entries with the keys in `Order`; sorting positions leaves
     /// the dictionary uncopied and unhashed. Generic rather than taking a comparison closure so
     /// that each writer's comparison is specialized into the sort.
-    init<Order: PlistKeySortOrder>(dictionary: PlistDictionary, sortedBy _: Order.Type) {
+    init<Order: PlistKeySortOrder>(dictionary: PlistDictionary, sortedBy order: Order.Type) {
+        self.init(dictionary: dictionary, sortedKeys: Self.sortedKeys(of: dictionary, by: order))
+    }
+
+    /// A cursor over a dictionary's entries in the order ``sortedKeys(of:by:)`` gave.
+    init(dictionary: PlistDictionary, sortedKeys sorted: SortedKeys) {
         values = dictionary.values
         keys = dictionary.keys
-        order = keys.withUnsafeBufferPointer { keys in
-            // A dictionary read from a file that a sorting writer wrote is in order already: one
-            // pass of neighbour comparisons finds that, and the walk then needs no positions.
-            var sorted = 1
-            while sorted < keys.count && Order.precedes(keys[sorted - 1], keys[sorted]) { sorted += 1 }
-            return sorted >= keys.count ? [] : Order.sortedPositions(of: keys)
-        }
+        order = sorted.positions
+        hasKeyText = sorted.text != nil
         isDictionary = true
         count = keys.count
+    }
+
+    /// The dictionary's keys in `Order`: no positions when they are in order already (a
+    /// dictionary read from a file that a sorting writer wrote is, and one pass of neighbour
+    /// comparisons finds that).
+    static func sortedKeys<Order: PlistKeySortOrder>(of dictionary: PlistDictionary, by _: Order.Type) -> SortedKeys {
+        dictionary.keys.withUnsafeBufferPointer { keys in
+            var sorted = 1
+            while sorted < keys.count && Order.precedes(keys[sorted - 1], keys[sorted]) { sorted += 1 }
+            return sorted >= keys.count ? SortedKeys(positions: []) : Order.sortedKeys(of: keys)
+        }
     }
 
     /// Moves to the next child and returns its position in `values` (and `keys`); nil once
@@ -87,15 +104,47 @@ struct PlistContainerCursor {
 /// sort gives the same result.
 protocol PlistKeySortOrder {
     static func precedes(_ a: String, _ b: String) -> Bool
-    /// The positions of `keys` in this order: `result[i]` is the position of the `i`th key.
-    static func sortedPositions(of keys: UnsafeBufferPointer<String>) -> [Int]
+    /// The positions of `keys` in this order, with the keys' bytes when the sort copied them.
+    static func sortedKeys(of keys: UnsafeBufferPointer<String>) -> SortedKeys
 }
 
 extension PlistKeySortOrder {
-    static func sortedPositions(of keys: UnsafeBufferPointer<String>) -> [Int] {
+    static func sortedKeys(of keys: UnsafeBufferPointer<String>) -> SortedKeys {
         // Compared through a buffer pointer, which lends its keys: through an array, the sort
         // retains and releases both keys of every comparison.
-        keys.indices.sorted { precedes(keys[$0], keys[$1]) }
+        SortedKeys(positions: keys.indices.sorted { precedes(keys[$0], keys[$1]) })
+    }
+}
+
+/// A dictionary's keys put in a writer's order.
+struct SortedKeys {
+    /// `positions[i]` is the position in the dictionary of the `i`th key in order.
+    var positions: [Int]
+    /// The keys' bytes, when the sort copied them.
+    var text: SortedKeyText? = nil
+}
+
+/// Every key of a dictionary in UTF-8, in one buffer, as a sort copied them: a writer walking a
+/// large dictionary in sorted order writes its keys from here rather than visiting the key
+/// strings in random order over the heap. A class, so that handing it over copies no buffers.
+final class SortedKeyText {
+    /// The keys' bytes in the dictionary's order.
+    private let bytes: [UInt8]
+    /// Where the bytes of the key at each position start in `bytes`, and `bytes.count` last.
+    private let starts: [UInt32]
+
+    init(bytes: [UInt8], starts: [UInt32]) {
+        precondition(starts.last.map { Int($0) == bytes.count } ?? false, "the starts end with the byte count")
+        self.bytes = bytes
+        self.starts = starts
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the key at dictionary position `position`.
+    @inline(__always)
+    func withKey<R>(at position: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        bytes.withUnsafeBufferPointer { bytes in
+            body(UnsafeBufferPointer(rebasing: bytes[Int(starts[position])..<Int(starts[position + 1])]))
+        }
     }
 }
 

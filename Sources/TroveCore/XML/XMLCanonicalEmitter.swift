@@ -14,6 +14,9 @@ struct XMLCanonicalEmitter: ~Copyable {
     /// Whether dictionaries are written in their own order rather than sorted: a document read
     /// losslessly keeps its key order, and one CF wrote had them sorted anyway.
     let keepsKeyOrder: Bool
+    /// The sort's copies of the keys of the open cursors that have one (``PlistContainerCursor/hasKeyText``),
+    /// innermost last.
+    private var keyTexts: [SortedKeyText] = []
 
     init(maxDepth: Int, limits: PlistLimits, keepsKeyOrder: Bool = false, capacity: Int = 4096) {
         out = ByteBuffer(capacity: capacity)
@@ -32,6 +35,7 @@ struct XMLCanonicalEmitter: ~Copyable {
         while let top = open.indices.last {
             guard let position = open[top].advance() else {
                 let isDictionary = open[top].isDictionary
+                if open[top].hasKeyText { keyTexts.removeLast() }
                 open.removeLast()
                 appendBreak(depth: top)
                 out.append(isDictionary ? "</dict>" : "</array>")
@@ -40,7 +44,12 @@ struct XMLCanonicalEmitter: ~Copyable {
             if open[top].isDictionary {
                 appendBreak(depth: top + 1)
                 out.append("<key>")
-                XMLCanonicalSpelling.appendEscaped(open[top].keys[position], to: &out)
+                if open[top].hasKeyText {
+                    let text = keyTexts[keyTexts.count - 1]
+                    text.withKey(at: position) { XMLCanonicalSpelling.appendEscaped(utf8: $0, to: &out) }
+                } else {
+                    XMLCanonicalSpelling.appendEscaped(open[top].keys[position], to: &out)
+                }
                 out.append("</key>")
             }
             if let opened = try writeNode(open[top].values[position], in: open) { open.append(opened) }
@@ -119,7 +128,10 @@ struct XMLCanonicalEmitter: ~Copyable {
                 return nil
             }
             out.append("<dict>")
-            return keepsKeyOrder ? PlistContainerCursor(dictionary: d) : PlistContainerCursor(dictionary: d, sortedBy: PlistKeyOrder.self)
+            if keepsKeyOrder { return PlistContainerCursor(dictionary: d) }
+            let sorted = PlistContainerCursor.sortedKeys(of: d, by: PlistKeyOrder.self)
+            if let text = sorted.text { keyTexts.append(text) }
+            return PlistContainerCursor(dictionary: d, sortedKeys: sorted)
         }
         return nil
     }

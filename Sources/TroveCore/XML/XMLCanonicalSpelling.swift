@@ -70,21 +70,24 @@ enum XMLCanonicalSpelling {
     /// included, is written as it is.
     static func appendEscaped(_ s: String, to out: inout ByteBuffer) {
         var s = s
-        s.withUTF8 { u in
-            guard let base = u.baseAddress else { return }
-            var start = 0
-            while start < u.count {
-                // The run up to the next character to escape, found 16 bytes a step.
-                let i = start + trove_xml_first_escaped(base + start, u.count - start)
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
-                guard i < u.count else { return }
-                switch u[i] {
-                case UInt8(ascii: "&"): append("&amp;", to: &out)
-                case UInt8(ascii: "<"): append("&lt;", to: &out)
-                default: append("&gt;", to: &out)
-                }
-                start = i + 1
+        s.withUTF8 { appendEscaped(utf8: $0, to: &out) }
+    }
+
+    /// ``appendEscaped(_:to:)`` for text already in UTF-8.
+    static func appendEscaped(utf8 u: UnsafeBufferPointer<UInt8>, to out: inout ByteBuffer) {
+        guard let base = u.baseAddress else { return }
+        var start = 0
+        while start < u.count {
+            // The run up to the next character to escape, found 16 bytes a step.
+            let i = start + trove_xml_first_escaped(base + start, u.count - start)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
+            guard i < u.count else { return }
+            switch u[i] {
+            case UInt8(ascii: "&"): append("&amp;", to: &out)
+            case UInt8(ascii: "<"): append("&lt;", to: &out)
+            default: append("&gt;", to: &out)
             }
+            start = i + 1
         }
     }
 
