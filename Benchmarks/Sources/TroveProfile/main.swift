@@ -15,6 +15,9 @@ import Trove
 // `encode-binary`, `encode-xml`, `encode-openstep`, `encode-json` (each writes the value decoded
 // from FILE without layout notes) or `roundtrip-layout` (writes FILE back following its notes).
 // The input is decoded once before the loop for the encoders, so their profile holds only writing.
+// `decode-cold`, `encode-binary-cold` and `encode-xml-cold` flush the caches before each call and
+// print the median call: a small document's time in the benchmark, where each call follows the
+// other engines' work.
 //
 // The `codable-*` operations take a document of the benchmark's Codable model (`RecordExport`, as
 // `TroveBench --write-corpus` writes `codable-2k.binary.plist` and `codable-2k.xml.plist`):
@@ -84,6 +87,34 @@ do {
         exit(0)
     case "decode-layout":
         for _ in 0..<repeats { produced &+= try Plist.read(data).layout == nil ? 0 : 1 }
+    case "decode-cold", "encode-binary-cold", "encode-xml-cold":
+        // Each call with cold caches: the benchmark alternates engines run by run, so a small
+        // document's call follows the other engines' work, and its time is mostly misses that a
+        // warm loop never shows. Writing a buffer larger than the last-level cache before each
+        // call stands in for them; under `valgrind --tool=callgrind --cache-sim=yes` the misses of
+        // the call itself can then be counted, deterministically.
+        var flush = [UInt8](repeating: 0, count: 32 << 20)
+        let value = operation == "decode-cold" ? nil : try Plist.read(data, options: plain).value
+        let format: PlistFormat = operation == "encode-xml-cold" ? .xml : .binary
+        var timed: [Duration] = []
+        timed.reserveCapacity(repeats)
+        for _ in 0..<repeats {
+            flush.withUnsafeMutableBytes { bytes in
+                for k in stride(from: 0, to: bytes.count, by: 64) { bytes[k] &+= 1 }
+            }
+            let start = ContinuousClock.now
+            if let value {
+                produced &+= try Plist.write(value, as: format).count
+                timed.append(ContinuousClock.now - start)
+            } else {
+                let read = try Plist.read(data, options: plain).value
+                timed.append(ContinuousClock.now - start)
+                produced &+= read.isContainer ? 1 : 0
+            }
+        }
+        timed.sort()
+        print("\(operation) x\(repeats): median \(timed.isEmpty ? .zero : timed[timed.count / 2]) per call (checksum \(produced))")
+        exit(0)
     case "encode-binary", "encode-xml", "encode-openstep", "encode-json":
         let format: PlistFormat = switch operation {
         case "encode-binary": .binary
