@@ -41,6 +41,28 @@ struct XMLWriterTests {
         #expect(keys == ["Z", "a", "\u{E9}", "\u{1F600}", "\u{FFFF}"])
     }
 
+    @Test("a large dictionary's keys, written from the sort's copy of their bytes, come out sorted and escaped")
+    func largeDictionaryKeys() throws {
+        // Past PlistKeyOrder.keyTextMinimum, with keys that share sixteen-byte prefixes, need
+        // escaping, and put U+E000...U+FFFF against astral scalars, in shuffled order.
+        var random = SplitMix(seed: 0x0000_5EED_0000_0300)
+        let pieces = ["general.settings.", "&", "<b>", "é", "\u{FFFD}", "😀", "x", "7"]
+        var keys = Set<String>()
+        while keys.count < 600 {
+            keys.insert((0..<Int.random(in: 1...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined())
+        }
+        let shuffled = Array(keys).shuffled(using: &random)
+        let value = PlistValue.dictionary(PlistDictionary(zip(shuffled, shuffled.indices.map { PlistValue.integer(PlistInteger($0)) })))
+        let written = try text(value)
+        let expected = keys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) }
+        let escaped = expected.map {
+            $0.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        }
+        let listed = written.components(separatedBy: "<key>").dropFirst().map { $0.components(separatedBy: "</key>")[0] }
+        #expect(listed == escaped)
+        #expect(try XMLTestSupport.read(written) == value)
+    }
+
     @Test("only & < > are escaped; quotes and control characters are written raw")
     func escaping() throws {
         #expect(try text("a&b<c>d\"e'f\u{1}\t\n\r") == document("<string>a&amp;b&lt;c&gt;d\"e'f\u{1}\t\n\r</string>"))
