@@ -17,8 +17,8 @@ extension PlistKeyOrder {
     /// bytes become two integers that order like the key, the sort compares those, and only keys
     /// that share their first sixteen bytes compare the rest, in one buffer holding every key's
     /// UTF-8 bytes. Sixteen rather than eight because preference keys share long prefixes
-    /// (`NSWindow Frame `, `com.apple.`, a group name and a dot): with eight, most comparisons of
-    /// such a dictionary went on to the scattered tails.
+    /// (`NSWindow Frame `, `com.apple.`, a group name and a dot): with eight, most comparisons in
+    /// such a dictionary would go on to the scattered tails.
     ///
     /// - Complexity: O(*n* log *n*) comparisons, each O(1) unless the two keys share their first
     ///   sixteen bytes; O(total key bytes) to copy the keys.
