@@ -791,20 +791,29 @@ ptrdiff_t trove_utf16be_to_utf8(unsigned char *out, const unsigned char *in, siz
             trove_units8 flagged = block & not_ascii;
             uint64_t halves[2];
             memcpy(halves, &flagged, 16);
-            if (halves[0] | halves[1]) break;
             trove_ascii8 ascii = __builtin_shufflevector(block, block, 1, 3, 5, 7, 9, 11, 13, 15);
+            // All eight bytes are stored even when fewer units are ASCII: the output has room for
+            // three bytes a unit, and the units after the ASCII ones overwrite the rest.
             memcpy(o, &ascii, 8);
+            if (halves[0] | halves[1]) {
+                // Text that mixes scripts puts a few ASCII units before most non-ASCII ones.
+                size_t ascii_units = halves[0] ? (size_t)__builtin_ctzll(halves[0]) / 16
+                                               : 4 + (size_t)__builtin_ctzll(halves[1]) / 16;
+                o += ascii_units;
+                i += ascii_units;
+                break;
+            }
             o += 8;
             i += 8;
         }
-        // Up to eight units one at a time before the next try at a run: text in another script
-        // fails the run test at every unit, and should not pay for it at every unit.
-        size_t stop = i + 8 < units ? i + 8 : units;
-        while (i < stop) {
+        // One unit at a time up to and including the next ASCII unit, where a run of them may
+        // start: text in another script then takes no run test per unit.
+        while (i < units) {
             uint32_t u = big_endian_unit(in + 2 * i);
             if (u < 0x80) {
                 *o++ = (unsigned char)u;
                 i += 1;
+                break;
             } else if (u < 0x800) {
                 o[0] = (unsigned char)(0xC0 | u >> 6);
                 o[1] = (unsigned char)(0x80 | (u & 0x3F));
