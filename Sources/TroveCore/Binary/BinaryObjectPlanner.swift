@@ -290,9 +290,14 @@ struct BinaryObjectPlanner: ~Copyable {
             }
             let child = frame.values + i
             let reference = frame.firstReference &+ i
-            let order = child.pointee.isContainer
-                ? try planContainer(child, notedAt: position, depth: stack.count, frame: &frame, stack: &stack)
-                : try planScalar(child, notedAt: position)
+            let order: Int
+            if child.pointee.isContainer {
+                order = try planContainer(child, notedAt: position, depth: stack.count, frame: &frame, stack: &stack)
+            } else if position >= 0, let held = heldShortScalar(child, notedAt: position) {
+                order = held
+            } else {
+                order = try planScalar(child, notedAt: position)
+            }
             children.store(UInt32(truncatingIfNeeded: order), at: reference)
         }
         return topOrder
