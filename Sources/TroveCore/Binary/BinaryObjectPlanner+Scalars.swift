@@ -44,6 +44,21 @@ extension BinaryObjectPlanner {
         return try planScalarAgain(value.pointee, notedAt: position)
     }
 
+    /// The object noted at walk entry `position` when it already holds a scalar recorded by its
+    /// short encoding and `value` has that encoding: a repeat of a shared number, date, boolean,
+    /// UID or null, the commonest scalar of a lossless rewrite, decided where the walk meets it
+    /// without the call and the set-up of ``planScalar(_:notedAt:)``. Nil for anything else,
+    /// which that then plans (and decides the same for these). The holder's record is looked at
+    /// before the value, so that a string or data value is not read here.
+    @inline(__always)
+    func heldShortScalar(_ value: UnsafePointer<PlistValue>, notedAt position: Int) -> Int? {
+        let object = Int(walk[position])
+        guard objects.state(object) != 0 else { return nil }
+        let held = objects[object]
+        guard held.packed & Object.recordsWords != 0, let short = BinaryShortEncoding(value.pointee) else { return nil }
+        return held.packed == Object.packed(short) && held.extra == Int(bitPattern: UInt(short.low)) ? object : nil
+    }
+
     /// Whether the bytes `encoded[key.first ..< key.first + key.count]` are the short encoding
     /// `short`.
     @inline(__always)

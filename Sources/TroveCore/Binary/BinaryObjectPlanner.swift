@@ -51,7 +51,8 @@ struct BinaryObjectPlanner: ~Copyable {
         /// data object's marker in `encoded`.
         var first: Int
         /// The kind in the low four bits, ``recordsWords`` at bit 7, a recorded short scalar's
-        /// ninth byte in bits 8 to 15, and from bit 16 on a scalar's byte count (its noted
+        /// ninth byte or a container's one-byte marker (``shortMarker``) in bits 8 to 15, and
+        /// from bit 16 on a scalar's byte count (its noted
         /// spelling), a container's child count (twice its entries for a dictionary), or a large
         /// data object's marker length.
         var packed: Int
@@ -86,6 +87,18 @@ struct BinaryObjectPlanner: ~Copyable {
         static func packed(_ short: BinaryShortEncoding) -> Int {
             short.length << 16 | Int(truncatingIfNeeded: short.high & 0xFF) << 8 | recordsWords | scalar
         }
+
+        /// A container whose marker is one byte, its count inline as its note spelled it (or
+        /// no note), keeps the marker here, so that the second pass writes it without reading
+        /// the note; 0 for a longer marker (a container's one-byte marker is never 0).
+        @inline(__always)
+        init(container kind: Int, first: Int, count: Int, node: Int, markerLength: Int, shortMarker: UInt8) {
+            self.init(kind: kind, first: first, count: count, extra: node)
+            if markerLength == 1 { packed |= Int(shortMarker) << 8 }
+        }
+
+        /// A container's one-byte marker, 0 when its marker is longer.
+        @inline(__always) var shortMarker: UInt8 { UInt8(truncatingIfNeeded: packed >> 8) }
 
         @inline(__always) var kind: Int { packed & 0xF }
         @inline(__always) var count: Int { packed >> 16 }
@@ -277,9 +290,14 @@ struct BinaryObjectPlanner: ~Copyable {
             }
             let child = frame.values + i
             let reference = frame.firstReference &+ i
-            let order = child.pointee.isContainer
-                ? try planContainer(child, notedAt: position, depth: stack.count, frame: &frame, stack: &stack)
-                : try planScalar(child, notedAt: position)
+            let order: Int
+            if child.pointee.isContainer {
+                order = try planContainer(child, notedAt: position, depth: stack.count, frame: &frame, stack: &stack)
+            } else if position >= 0, let held = heldShortScalar(child, notedAt: position) {
+                order = held
+            } else {
+                order = try planScalar(child, notedAt: position)
+            }
             children.store(UInt32(truncatingIfNeeded: order), at: reference)
         }
         return topOrder
@@ -358,8 +376,12 @@ struct BinaryObjectPlanner: ~Copyable {
         guard node.isDictionary else {
             let first = reserveChildren(count)
             let isSet = note?.type == 0xC
-            objects[order] = Object(kind: isSet ? Object.set : Object.array, first: first, count: count, extra: address)
-            containerMarkerBytes &+= Self.markerLength(type: isSet ? 0xC : 0xA, count: count, note: note)
+            let type: UInt8 = isSet ? 0xC : 0xA
+            let length = Self.markerLength(type: type, count: count, note: note)
+            objects[order] = Object(
+                container: isSet ? Object.set : Object.array, first: first, count: count, node: address, markerLength: length,
+                shortMarker: type << 4 | UInt8(truncatingIfNeeded: count))
+            containerMarkerBytes &+= length
             guard let elements = node.values else { return }
             stack.push(frame)
             frame = Frame(values: elements, count: count, firstReference: first, position: position, end: end)
@@ -378,8 +400,11 @@ struct BinaryObjectPlanner: ~Copyable {
             }
         }
         let first = reserveChildren(2 &* count)
-        objects[order] = Object(kind: Object.dictionary, first: first, count: 2 &* count, extra: address)
-        containerMarkerBytes &+= Self.markerLength(type: 0xD, count: count, note: note)
+        let length = Self.markerLength(type: 0xD, count: count, note: note)
+        objects[order] = Object(
+            container: Object.dictionary, first: first, count: 2 &* count, node: address, markerLength: length,
+            shortMarker: 0xD0 | UInt8(truncatingIfNeeded: count))
+        containerMarkerBytes &+= length
         guard let keys = node.keys, let values = node.values else { return }
         // The values' notes follow the keys', which span one walk entry each.
         let valuePosition = Swift.min(position &+ notedEntries, end)
@@ -433,8 +458,11 @@ struct BinaryObjectPlanner: ~Copyable {
         restoredValues.append(values)
         let count = keys.count
         let first = reserveChildren(2 * count)
-        objects[order] = Object(kind: Object.dictionary, first: first, count: 2 * count, extra: Int(bitPattern: value))
-        containerMarkerBytes += Self.markerLength(type: 0xD, count: count, note: note)
+        let length = Self.markerLength(type: 0xD, count: count, note: note)
+        objects[order] = Object(
+            container: Object.dictionary, first: first, count: 2 * count, node: Int(bitPattern: value), markerLength: length,
+            shortMarker: 0xD0 | UInt8(truncatingIfNeeded: count))
+        containerMarkerBytes += length
         let end = subtree + Int(extents[subtree])
         guard count > 0 else { return Frame(values: value, count: 0, firstReference: first, position: end, end: end) }
         var keyCursor = NoteCursor(extents: extents, container: subtree)
@@ -497,100 +525,5 @@ struct BinaryObjectPlanner: ~Copyable {
         PlistError(
             .depthLimit, format: .binary,
             "more than \(maxDepth) levels of nesting (PlistLimits.maxDepth); Apple's readers would refuse the file")
-    }
-}
-
-/// The planner's objects by order: the noted ones first, each unclaimed until a node takes it
-/// over, then the new ones as they are appended.
-///
-/// Whether a noted object is claimed is a byte of its own (``claimed``, or
-/// ``holdsNotedKeyText`` as well), so that only those bytes are cleared up front, not the
-/// objects, and a key met again learns all it needs from one byte. An unclaimed object's record
-/// is never read. Orders are read and written without a bounds check (checked in debug builds):
-/// every order is a noted object index, below the noted count by the notes' invariants, or one
-/// the planner appended.
-struct PlannedObjects: ~Copyable {
-    private var base: UnsafeMutablePointer<BinaryObjectPlanner.Object>
-    private var capacity: Int
-    /// The state of each noted object: 0 while unclaimed.
-    private let states: UnsafeMutablePointer<UInt8>
-    let notedCount: Int
-    /// The orders handed out.
-    private(set) var count: Int
-
-    /// A noted object a node took over or a copy filled.
-    static let claimed: UInt8 = 1
-    /// A string object taken over by a dictionary key whose text was the object's noted key
-    /// text: it holds exactly that text.
-    static let holdsNotedKeyText: UInt8 = 3
-
-    /// `noted` unclaimed objects, with room for `capacity` in all.
-    init(noted: Int, capacity: Int) {
-        self.capacity = Swift.max(capacity, noted, 16)
-        base = .allocate(capacity: self.capacity)
-        states = .allocate(capacity: Swift.max(noted, 1))
-        states.initialize(repeating: 0, count: noted)
-        notedCount = noted
-        count = noted
-    }
-
-    deinit {
-        base.deallocate()
-        states.deallocate()
-    }
-
-    /// The object at `order`, which must be claimed; setting it claims a noted one.
-    subscript(order: Int) -> BinaryObjectPlanner.Object {
-        @inline(__always)
-        get {
-            assert(order >= 0 && order < count && isClaimed(order), "order \(order) out of range or unclaimed")
-            return base[order]
-        }
-        @inline(__always)
-        set {
-            assert(order >= 0 && order < count, "order \(order) out of range")
-            base[order] = newValue
-            if order < notedCount { states[order] |= Self.claimed }
-        }
-    }
-
-    /// The state of noted object `order` (0 while unclaimed).
-    @inline(__always)
-    func state(_ order: Int) -> UInt8 {
-        assert(order >= 0 && order < notedCount, "noted order \(order) out of range")
-        return states[order]
-    }
-
-    /// Marks claimed noted object `order` as holding its noted key text.
-    @inline(__always)
-    func markHoldingNotedKeyText(_ order: Int) {
-        assert(order >= 0 && order < notedCount, "noted order \(order) out of range")
-        states[order] = Self.holdsNotedKeyText
-    }
-
-    /// Whether order `order` holds an object: every new one, and the noted ones claimed.
-    @inline(__always)
-    func isClaimed(_ order: Int) -> Bool { order >= notedCount || states[order] != 0 }
-
-    /// Appends a new object's order, to be set by the caller.
-    @inline(__always)
-    mutating func append() -> Int {
-        if count == capacity { grow() }
-        base[count] = BinaryObjectPlanner.Object(kind: BinaryObjectPlanner.Object.unclaimed)
-        count += 1
-        return count - 1
-    }
-
-    @inline(never)
-    private mutating func grow() {
-        (base, capacity) = base.movedToLarger(count: count, capacity: capacity, toHold: count + 1)
-    }
-
-    /// Calls `body` with the objects in order (an unclaimed one's record is meaningless) and the
-    /// noted objects' states.
-    func withUnsafeBuffers<R>(
-        _ body: (UnsafeBufferPointer<BinaryObjectPlanner.Object>, UnsafeBufferPointer<UInt8>) -> R
-    ) -> R {
-        body(UnsafeBufferPointer(start: base, count: count), UnsafeBufferPointer(start: states, count: notedCount))
     }
 }

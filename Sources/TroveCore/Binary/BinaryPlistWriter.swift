@@ -116,29 +116,57 @@ extension BinaryObjectPlanner {
 
     /// Writes every object in output order into `area` (file offset 8 on), each offset into the
     /// table at `tableStart`. Every store is of the exact width, so nothing written is
-    /// overwritten.
+    /// overwritten. The loop is made once per offset width the notes may keep, so that storing an
+    /// offset (one per object) is a single store rather than a choice of width.
     private func writeObjects(
         _ objects: UnsafeBufferPointer<Object>, states: UnsafeBufferPointer<UInt8>, into area: UnsafeMutableRawPointer, tableAt tableStart: Int, offsetSize: Int, refSize: Int,
         scalars: UnsafeBufferPointer<UInt8>, children: UnsafeBufferPointer<UInt32>, indexOfOrder: UnsafeBufferPointer<UInt32>
     ) {
+        switch offsetSize {
+        case 1:
+            writeObjects(
+                objects, states: states, into: area, tableAt: tableStart, offsetWidth: 1, refSize: refSize, scalars: scalars,
+                children: children, indexOfOrder: indexOfOrder)
+        case 2:
+            writeObjects(
+                objects, states: states, into: area, tableAt: tableStart, offsetWidth: 2, refSize: refSize, scalars: scalars,
+                children: children, indexOfOrder: indexOfOrder)
+        case 3:
+            writeObjects(
+                objects, states: states, into: area, tableAt: tableStart, offsetWidth: 3, refSize: refSize, scalars: scalars,
+                children: children, indexOfOrder: indexOfOrder)
+        case 4:
+            writeObjects(
+                objects, states: states, into: area, tableAt: tableStart, offsetWidth: 4, refSize: refSize, scalars: scalars,
+                children: children, indexOfOrder: indexOfOrder)
+        default:
+            writeObjects(
+                objects, states: states, into: area, tableAt: tableStart, offsetWidth: offsetSize, refSize: refSize,
+                scalars: scalars, children: children, indexOfOrder: indexOfOrder)
+        }
+    }
+
+    /// The loop of ``writeObjects(_:states:into:tableAt:offsetSize:refSize:scalars:children:indexOfOrder:)``
+    /// for offsets of `offsetWidth` bytes, a constant once inlined.
+    @inline(__always)
+    private func writeObjects(
+        _ objects: UnsafeBufferPointer<Object>, states: UnsafeBufferPointer<UInt8>, into area: UnsafeMutableRawPointer,
+        tableAt tableStart: Int, offsetWidth: Int, refSize: Int, scalars: UnsafeBufferPointer<UInt8>,
+        children: UnsafeBufferPointer<UInt32>, indexOfOrder: UnsafeBufferPointer<UInt32>
+    ) {
         // Never nil: the planner's buffer is allocated up front.
         let scalarBase = UnsafeRawPointer(scalars.baseAddress!)
+        let notedCount = states.count
         var p = area
         var entry = area + tableStart
         // Scalar bytes `scalars[runStart ..< runEnd]` not yet copied, which go to `p` next.
         var runStart = 0
         var runEnd = 0
-        func copyRun() {
-            guard runEnd > runStart else { return }
-            p.copyMemory(from: scalarBase + runStart, byteCount: runEnd - runStart)
-            p += runEnd - runStart
-            runStart = runEnd
-        }
         for order in 0..<objects.count {
-            guard order >= states.count || states[order] != 0 else { continue }
+            if order < notedCount && states[order] == 0 { continue }
             var object = objects[order]
-            entry.storeBigEndian(anyWidth: UInt64(truncatingIfNeeded: 8 &+ (p - area) &+ (runEnd &- runStart)), offsetSize)
-            entry += offsetSize
+            entry.storeBigEndian(anyWidth: UInt64(truncatingIfNeeded: 8 &+ (p - area) &+ (runEnd &- runStart)), offsetWidth)
+            entry += offsetWidth
             var noted = order
             if object.kind == Object.copy {
                 noted = object.extra
@@ -147,13 +175,14 @@ extension BinaryObjectPlanner {
             let kind = object.kind
             if kind == Object.scalar || kind == Object.spelledScalar {
                 if object.first != runEnd {
-                    copyRun()
+                    p = Self.copyRun(from: scalarBase, runStart, runEnd, to: p)
                     runStart = object.first
                 }
                 runEnd = object.first &+ object.count
                 continue
             }
-            copyRun()
+            p = Self.copyRun(from: scalarBase, runStart, runEnd, to: p)
+            runStart = runEnd
             if kind == Object.largeData {
                 p.copyMemory(from: scalarBase + object.first, byteCount: object.count)
                 p += object.count
@@ -163,19 +192,29 @@ extension BinaryObjectPlanner {
                 }
                 continue
             }
-            let note: BinaryLayout.EncodingNote? = noted < notedObjectCount ? encodings[noted] : nil
-            let type: UInt8 = kind == Object.array ? 0xA : kind == Object.set ? 0xC : 0xD
-            let entries = kind == Object.dictionary ? object.count / 2 : object.count
-            if entries < 15 && (note?.raw ?? 0) & 0x7F00 == 0 {
-                p.storeBytes(of: type << 4 | UInt8(truncatingIfNeeded: entries), as: UInt8.self)
+            let marker = object.shortMarker
+            if marker != 0 {
+                p.storeBytes(of: marker, as: UInt8.self)
                 p += 1
             } else {
+                let note: BinaryLayout.EncodingNote? = noted < notedObjectCount ? encodings[noted] : nil
+                let type: UInt8 = kind == Object.array ? 0xA : kind == Object.set ? 0xC : 0xD
+                let entries = kind == Object.dictionary ? object.count / 2 : object.count
                 p = Self.storeMarker(type: type, count: entries, note: note, at: p)
             }
-            let references = UnsafeBufferPointer(rebasing: children[object.first..<object.first + object.count])
+            // Never nil: the children are allocated up front.
+            let references = UnsafeBufferPointer(start: children.baseAddress! + object.first, count: object.count)
             p = Self.storeReferences(references, width: refSize, indexOfOrder: indexOfOrder, at: p)
         }
-        copyRun()
+        _ = Self.copyRun(from: scalarBase, runStart, runEnd, to: p)
+    }
+
+    /// Copies the scalar bytes `scalars[start ..< end]` to `p`; returns where they end.
+    @inline(__always)
+    private static func copyRun(from scalars: UnsafeRawPointer, _ start: Int, _ end: Int, to p: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+        guard end > start else { return p }
+        p.copyMemory(from: scalars + start, byteCount: end &- start)
+        return p + (end &- start)
     }
 
     /// Stores `references` at `p`, each as its output index in `width` bytes; returns where they
