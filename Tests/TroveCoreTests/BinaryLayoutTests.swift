@@ -271,33 +271,47 @@ struct BinaryOrphanCopiesTests {
         return ((0..<orphans).map { _ in draw() }, (0..<candidates).map { _ in draw() })
     }
 
-    /// Candidates from a list, counting how far the walk went.
-    private final class ListedCandidates: OrphanCandidates {
+    /// Orphans, then candidates, as the objects of a file, counting how far the walk over the
+    /// reachable ones went.
+    private final class ListedObjects: OrphanSource {
         let contents: [UnsafeRawBufferPointer]
+        let orphanCount: Int
         var furthest = -1
-        init(_ contents: [UnsafeRawBufferPointer]) { self.contents = contents }
-        func next(from index: Int) -> (index: Int, content: UnsafeRawBufferPointer)? {
-            guard index < contents.count else { return nil }
-            furthest = max(furthest, index)
-            return (index, contents[index])
+        init(_ contents: [UnsafeRawBufferPointer], orphanCount: Int) {
+            self.contents = contents
+            self.orphanCount = orphanCount
         }
+        var objectCount: Int { contents.count }
+        func isOrphan(_ index: Int) -> Bool { index < orphanCount }
+        func marker(ofReachable index: Int) -> UInt8 {
+            furthest = max(furthest, index)
+            return contents[index][0]
+        }
+        func content(of index: Int) -> UnsafeRawBufferPointer? { contents[index] }
     }
 
-    /// Runs `find` over the sample and returns its answer and how many candidates it asked for.
+    /// Pairs the sample's orphans with its candidates: each orphan's original as a candidate
+    /// position (nil when it has none; the whole answer nil when the table gave up), and how
+    /// many candidates the walk looked at.
     private static func originals(
-        _ sample: (orphans: [[UInt8]], candidates: [[UInt8]]),
-        _ find: ([UnsafeRawBufferPointer], ListedCandidates) -> [Int?]?
+        _ sample: (orphans: [[UInt8]], candidates: [[UInt8]]), hashed: Bool, probeLimit: Int = BinaryOrphanCopies.probeLimit
     ) -> (answer: [Int?]?, asked: Int) {
         // Every byte string in one buffer, as the objects of a file are.
         let strings = sample.orphans + sample.candidates
         var starts = [0]
         for string in strings { starts.append(starts.last! + string.count) }
         let all = strings.flatMap { $0 }
+        let orphanCount = sample.orphans.count
         return all.withUnsafeBytes { raw in
             let slices = strings.indices.map { UnsafeRawBufferPointer(rebasing: raw[starts[$0]..<starts[$0 + 1]]) }
-            let candidates = ListedCandidates(Array(slices[sample.orphans.count...]))
-            let answer = find(Array(slices[..<sample.orphans.count]), candidates)
-            return (answer, candidates.furthest + 1)
+            let objects = ListedObjects(slices, orphanCount: orphanCount)
+            let paired = BinaryOrphanCopies.pair(objects, orphanCount: orphanCount, probeLimit: probeLimit, hashed: hashed)
+            guard let paired else { return (nil, objects.furthest + 1 - orphanCount) }
+            var answer = [Int?](repeating: nil, count: orphanCount)
+            for copy in paired.copies { answer[Int(copy.object)] = Int(copy.original) - orphanCount }
+            #expect(paired.unmatched == answer.filter { $0 == nil }.count)
+            #expect(paired.copies.map(\.object) == paired.copies.map(\.object).sorted())
+            return (answer, objects.furthest + 1 - orphanCount)
         }
     }
 
@@ -306,8 +320,8 @@ struct BinaryOrphanCopiesTests {
         for seed in 1...20 as ClosedRange<UInt64> {
             let sample = Self.sample(seed: seed, orphans: Int(seed) * 13, candidates: 400)
             let expected = sample.orphans.map { orphan in sample.candidates.firstIndex(of: orphan) }
-            let hashed = Self.originals(sample) { BinaryOrphanCopies.hashedOriginals(of: $0, candidates: $1) }
-            let viaDictionary = Self.originals(sample) { BinaryOrphanCopies.dictionaryOriginals(of: $0, candidates: $1) }
+            let hashed = Self.originals(sample, hashed: true)
+            let viaDictionary = Self.originals(sample, hashed: false)
             #expect(hashed.answer == expected, "seed \(seed)")
             #expect(viaDictionary.answer == expected, "seed \(seed)")
             // The pass stops once every distinct content has its original.
@@ -318,15 +332,25 @@ struct BinaryOrphanCopiesTests {
         }
     }
 
+    @Test("a one-byte content is told apart from longer contents that start with its byte")
+    func oneByteContents() {
+        let sample: (orphans: [[UInt8]], candidates: [[UInt8]]) = (
+            orphans: [[0x09], [0x09, 0x01], [0x08], [0x09], [0x50]],
+            candidates: [[0x09, 0x01], [0x50], [0x09], [0x09, 0x02]])
+        for hashed in [true, false] {
+            #expect(Self.originals(sample, hashed: hashed).answer == [2, 0, nil, 2, 1], "hashed: \(hashed)")
+        }
+    }
+
     @Test("a probe sequence past the limit gives up, so the caller can fall back")
     func probeLimitGivesUp() {
         // With one probe allowed, 300 distinct contents in a 1,024-slot table must collide.
         var random = SplitMix(seed: 77)
         let contents = Set((0..<300).map { _ in (0..<8).map { _ in UInt8.random(in: 0...255, using: &random) } })
         let sample = (orphans: Array(contents), candidates: Array(contents))
-        let limited = Self.originals(sample) { BinaryOrphanCopies.hashedOriginals(of: $0, candidates: $1, probeLimit: 1) }
+        let limited = Self.originals(sample, hashed: true, probeLimit: 1)
         #expect(limited.answer == nil)
-        let unlimited = Self.originals(sample) { BinaryOrphanCopies.hashedOriginals(of: $0, candidates: $1) }
+        let unlimited = Self.originals(sample, hashed: true)
         #expect(unlimited.answer == sample.orphans.indices.map { Optional($0) })
     }
 }

@@ -93,6 +93,50 @@ struct BinaryLayoutWalkTests {
         #expect(notes.unmatchedOrphanCount == 1)
     }
 
+    /// Orphans before and after their originals, between shared and repeated reachable objects:
+    /// copies of booleans, UIDs of one, seven and eight bytes, a string and a container;
+    /// `eleventh` is object 11, an orphan.
+    private static func interleavedFile(eleventh: [UInt8]) -> [UInt8] {
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA8, 3, 5, 3, 7, 8, 9, 14, 16])  // 0: top
+        builder.add([0x09])  // 1: orphan copy of 7
+        builder.add([0x80, 0x05])  // 2: orphan copy of 8
+        builder.add([0xA2, 7, 8])  // 3: shared array
+        builder.add([0xA2, 7, 8])  // 4: orphan copy of 3
+        builder.add([0xD1, 6, 7])  // 5: {"k": true}
+        builder.add([0x51, 0x6B])  // 6: "k"
+        builder.add([0x09])  // 7: true
+        builder.add([0x80, 0x05])  // 8: UID 5
+        builder.add([0x80, 0x05])  // 9: a reachable twin of 8, later than it
+        builder.add([0x80, 0x05])  // 10: orphan copy of 8
+        builder.add(eleventh)  // 11
+        builder.add([0x51, 0x6B])  // 12: orphan copy of 6
+        builder.add([0x09])  // 13: orphan copy of 7
+        builder.add([0x87, 0, 0, 0, 0, 0, 0, 0, 9])  // 14: a nine-byte UID
+        builder.add([0x87, 0, 0, 0, 0, 0, 0, 0, 9])  // 15: orphan copy of 14
+        builder.add([0x86, 0, 0, 0, 0, 0, 0, 7])  // 16: an eight-byte UID
+        builder.add([0x86, 0, 0, 0, 0, 0, 0, 7])  // 17: orphan copy of 16
+        return builder.build()
+    }
+
+    @Test("orphans before, between and after shared objects pair with the first reachable twin")
+    func interleavedOrphans() throws {
+        let expected = [[1, 7], [2, 8], [4, 3], [10, 8], [12, 6], [13, 7], [15, 14], [17, 16]]
+        let unmatchedFile = Self.interleavedFile(eleventh: [0x08])
+        let unmatched = try #require(try readBinary(unmatchedFile).layout)
+        #expect(unmatched.copies.map { [Int($0.object), Int($0.original)] } == expected)
+        #expect(unmatched.unmatchedOrphanCount == 1)
+
+        let file = Self.interleavedFile(eleventh: [0x09])
+        let (value, layout) = try readBinary(file)
+        let notes = try #require(layout)
+        var withEleventh = expected
+        withEleventh.insert([11, 7], at: 4)
+        #expect(notes.copies.map { [Int($0.object), Int($0.original)] } == withEleventh)
+        #expect(notes.reproducesSource)
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+    }
+
     @Test("the keys of a dictionary too large to keep its key objects are noted, shared or not")
     func largeDictionaryKeys() throws {
         var entries: [(String, PlistValue)] = []

@@ -1,24 +1,30 @@
 /// The per-object and per-step notes of a ``BinaryLayout`` while a lossless binary read records
-/// them: each object's encoding, the reference walk, and which objects were keys.
+/// them: each object's encoding, the reference walk, and the text of each object used as a key.
 ///
-/// Raw storage rather than arrays: the scanner notes every object and every walk step, and each
-/// array append or subscript write paid a uniqueness check (a runtime call) and a bounds check.
-/// The arrays the layout keeps are copied out once, at the end, by ``finish(keyText:)``.
+/// Written through plain pointers rather than by array appends and subscripts: the scanner notes
+/// every object and every walk step, and each array append or subscript write paid a uniqueness
+/// check (a runtime call) and a bounds check. The per-object notes are written straight into the
+/// arrays the layout keeps, which this recorder alone holds until ``finish()`` hands them over, so
+/// they are never copied; the walk, whose length is only known at the end, is copied out once.
 ///
 /// A plain read makes a recorder for no objects, which allocates nothing; the scanner never
 /// notes anything into it.
 ///
 /// Invariants: `walkCount <= walkCapacity`; the first `walkCount` entries of both walk buffers
-/// are written; `encodings` and `keyMarks` hold `objectCount` written entries.
+/// are written; `keyIndex[k]` is 0 when object `k` was never noted as a key, else one more than
+/// the position of its text among the first `textCount` (initialized) entries of `texts`.
 struct BinaryLayoutRecorder: ~Copyable {
     let objectCount: Int
+    /// The arrays the layout keeps, and pointers to their storage for the writes: nothing else
+    /// refers to the arrays before ``finish()``, so the storage neither moves nor is shared.
+    private let encodingArray: [BinaryLayout.EncodingNote]
     private let encodings: UnsafeMutablePointer<BinaryLayout.EncodingNote>
-    /// For each object: 0 when it was never a dictionary key; 1 for a key whose text the scanner
-    /// keeps; n + 2 for a key whose text is `recordedTexts[n]`. ``finish(keyText:)`` turns the
-    /// marks into ``BinaryLayout/KeyTexts``'s index.
-    private let keyMarks: UnsafeMutablePointer<UInt32>
-    /// Texts of keys whose objects the scanner does not keep (those of very large dictionaries).
-    private var recordedTexts: [String] = []
+    private let keyIndexArray: [UInt32]
+    private let keyIndex: UnsafeMutablePointer<UInt32>
+    /// Key texts in the order objects were first noted as keys; moved into an array at the end.
+    private var texts: UnsafeMutablePointer<String>
+    private var textCount = 0
+    private var textCapacity: Int
     private var walkObjects: UnsafeMutablePointer<UInt32>
     private var walkExtents: UnsafeMutablePointer<UInt32>
     private var walkCapacity: Int
@@ -30,18 +36,26 @@ struct BinaryLayoutRecorder: ~Copyable {
     init(objectCount: Int, expectedWalk: Int) {
         self.objectCount = objectCount
         guard objectCount > 0 else {
+            encodingArray = []
             encodings = Self.unallocated()
-            keyMarks = Self.unallocated()
+            keyIndexArray = []
+            keyIndex = Self.unallocated()
+            texts = Self.unallocated()
+            textCapacity = 0
             walkObjects = Self.unallocated()
             walkExtents = Self.unallocated()
             walkCapacity = 0
             return
         }
-        encodings = .allocate(capacity: objectCount)
         // An object the walk never reaches keeps the empty note, as the layout's readers expect.
-        encodings.initialize(repeating: BinaryLayout.EncodingNote(marker: 0), count: objectCount)
-        keyMarks = .allocate(capacity: objectCount)
-        keyMarks.initialize(repeating: 0, count: objectCount)
+        var encodingArray = [BinaryLayout.EncodingNote](repeating: BinaryLayout.EncodingNote(marker: 0), count: objectCount)
+        encodings = encodingArray.withUnsafeMutableBufferPointer { $0.baseAddress! }
+        self.encodingArray = encodingArray
+        var keyIndexArray = [UInt32](repeating: 0, count: objectCount)
+        keyIndex = keyIndexArray.withUnsafeMutableBufferPointer { $0.baseAddress! }
+        self.keyIndexArray = keyIndexArray
+        textCapacity = Swift.min(objectCount, 64)
+        texts = .allocate(capacity: textCapacity)
         walkCapacity = Swift.max(expectedWalk, 16)
         walkObjects = .allocate(capacity: walkCapacity)
         walkExtents = .allocate(capacity: walkCapacity)
@@ -49,8 +63,8 @@ struct BinaryLayoutRecorder: ~Copyable {
 
     deinit {
         guard objectCount > 0 else { return }
-        encodings.deallocate()
-        keyMarks.deallocate()
+        texts.deinitialize(count: textCount)
+        texts.deallocate()
         walkObjects.deallocate()
         walkExtents.deallocate()
     }
@@ -68,8 +82,15 @@ struct BinaryLayoutRecorder: ~Copyable {
             precondition(Int(walkObjects[position]) < objectCount, "walk step \(position) names no object")
             precondition(walkExtents[position] >= 1 && position + Int(walkExtents[position]) <= walkCount, "walk step \(position) overruns the walk")
         }
+        for object in 0..<objectCount {
+            precondition(Int(keyIndex[object]) <= textCount, "object \(object)'s key text is past the texts")
+        }
         #endif
     }
+
+    /// The encoding notes by object index, valid while the recorder lives: what has been noted
+    /// so far, the empty note elsewhere.
+    var encodingStorage: UnsafePointer<BinaryLayout.EncodingNote> { UnsafePointer(encodings) }
 
     /// Notes how object `index` (below `objectCount`) was encoded.
     @inline(__always)
@@ -77,22 +98,24 @@ struct BinaryLayoutRecorder: ~Copyable {
         encodings[index] = note
     }
 
-    /// Notes that object `index` (below `objectCount`), which the scanner keeps, was used as a
-    /// dictionary key.
+    /// Whether object `index` (below `objectCount`) was noted as a key.
     @inline(__always)
-    func markKey(_ index: Int) {
-        keyMarks[index] = 1
+    func isKey(_ index: Int) -> Bool { keyIndex[index] != 0 }
+
+    /// Notes that object `index` (below `objectCount`), not yet noted as a key (see
+    /// ``isKey(_:)``), was used as one with `text`.
+    @inline(__always)
+    mutating func noteKey(_ index: Int, text: String) {
+        assert(!isKey(index), "a key noted twice")
+        if textCount == textCapacity { growTexts() }
+        (texts + textCount).initialize(to: text)
+        textCount &+= 1
+        keyIndex[index] = UInt32(truncatingIfNeeded: textCount)
     }
 
-    /// Whether object `index` was noted as a key.
-    @inline(__always)
-    func isKey(_ index: Int) -> Bool { keyMarks[index] != 0 }
-
-    /// Notes that object `index`, which the scanner does not keep, was used as a key with `text`.
-    @inline(__always)
-    mutating func recordKey(_ index: Int, text: String) {
-        recordedTexts.append(text)
-        keyMarks[index] = UInt32(truncatingIfNeeded: recordedTexts.count + 1)
+    @inline(never)
+    private mutating func growTexts() {
+        (texts, textCapacity) = texts.movedToLarger(count: textCount, capacity: textCapacity, toHold: textCount + 1)
     }
 
     /// Appends a walk step naming object `index`, as a leaf until ``closeWalk(at:)`` gives it
@@ -120,23 +143,21 @@ struct BinaryLayoutRecorder: ~Copyable {
         (walkExtents, walkCapacity) = walkExtents.movedToLarger(count: walkCount, capacity: capacity, toHold: walkCount + 1)
     }
 
-    /// The layout's arrays. `keyText` gives the text of an object that ``markKey(_:)`` marked (the
-    /// scanner kept it). Texts are listed in object order.
-    func finish(keyText: (Int) -> String) -> (
+    /// The layout's arrays, handed over: the recorder keeps no texts after this.
+    mutating func finish() -> (
         encodings: [BinaryLayout.EncodingNote], walkObjects: [UInt32], walkExtents: [UInt32], keyTexts: BinaryLayout.KeyTexts
     ) {
         _checkInvariants()
-        var texts: [String] = []
-        for object in 0..<objectCount where keyMarks[object] != 0 {
-            let mark = Int(keyMarks[object])
-            texts.append(mark == 1 ? keyText(object) : recordedTexts[mark - 2])
-            keyMarks[object] = UInt32(truncatingIfNeeded: texts.count)
+        let count = textCount
+        let keyTexts = [String](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if count > 0 { buffer.baseAddress!.moveInitialize(from: texts, count: count) }
+            initialized = count
         }
-        let keyTexts = BinaryLayout.KeyTexts(index: Array(UnsafeBufferPointer(start: keyMarks, count: objectCount)), texts: texts)
+        textCount = 0
         return (
-            Array(UnsafeBufferPointer(start: encodings, count: objectCount)),
+            encodingArray,
             Array(UnsafeBufferPointer(start: walkObjects, count: walkCount)),
             Array(UnsafeBufferPointer(start: walkExtents, count: walkCount)),
-            keyTexts)
+            BinaryLayout.KeyTexts(index: keyIndexArray, texts: keyTexts))
     }
 }

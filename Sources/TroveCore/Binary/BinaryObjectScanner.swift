@@ -54,16 +54,16 @@ struct BinaryObjectScanner: ~Copyable {
     }
 
     /// The encodings, walk and key texts recorded by a successful ``decodeTop()`` that kept
-    /// the layout.
-    func layoutNotes() -> (
+    /// the layout; called once, after ``BinaryOrphanCopies`` has read the notes.
+    mutating func layoutNotes() -> (
         encodings: [BinaryLayout.EncodingNote], walkObjects: [UInt32], walkExtents: [UInt32], keyTexts: BinaryLayout.KeyTexts
     ) {
-        recorder.finish { key in
-            // `decodeKey` keeps every key object, as a string, before it marks it.
-            guard case .string(let text) = objects.value(key) else { preconditionFailure("key object \(key) is not a kept string") }
-            return text
-        }
+        recorder.finish()
     }
+
+    /// Every object's encoding note, by index (the empty note for one the top object does not
+    /// reach), valid while the scanner lives and ``layoutNotes()`` has not been called.
+    var encodingNotes: UnsafePointer<BinaryLayout.EncodingNote> { recorder.encodingStorage }
 
     /// Every object's state, by index (`.unseen` for one the top object does not reach), valid
     /// while the scanner lives.
@@ -162,10 +162,10 @@ struct BinaryObjectScanner: ~Copyable {
         case .scalar:
             noteWalkLeaf(index)
             deliveredSize = ExpandedSize()
-            return try scalar(index, at: try lookup.offset(ofObject: index))
+            return try scalar(index, at: try lookup.offset(ofObject: index), noting: false)
         case .decodedOnce:
             noteWalkLeaf(index)
-            return try keptScalar(index, at: try lookup.offset(ofObject: index))
+            return try keptScalar(index, at: try lookup.offset(ofObject: index), noting: false)
         case .open, .reopened:
             throw Self.cycleError(index, at: position)
         case .unseen, .builtOnce:
@@ -229,7 +229,7 @@ struct BinaryObjectScanner: ~Copyable {
     /// Decodes a scalar met for the first time; a string or data object is marked to be kept
     /// when it is met again.
     private mutating func firstScalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
-        let value = try scalar(index, at: start)
+        let value = try scalar(index, at: start, noting: true)
         switch value {
         case .string, .data:
             objects.setState(index, .decodedOnce)
@@ -243,8 +243,8 @@ struct BinaryObjectScanner: ~Copyable {
 
     /// Decodes a string or data object (or any scalar) and keeps it.
     @inline(never)
-    private mutating func keptScalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
-        let value = try scalar(index, at: start)
+    private mutating func keptScalar(_ index: Int, at start: Int, noting: Bool) throws(PlistError) -> PlistValue {
+        let value = try scalar(index, at: start, noting: noting)
         let size = ExpandedSize(scalar: value)
         objects.cache(index, value, size: size)
         deliveredSize = size
@@ -252,12 +252,13 @@ struct BinaryObjectScanner: ~Copyable {
     }
 
     /// Decodes a scalar. Integers, most of the objects in a typical file, are read inline;
-    /// everything else goes through ``decodeScalar(_:at:)``, which is not inlined.
+    /// everything else goes through ``decodeScalar(_:at:noting:)``, which is not inlined.
+    /// `noting` is false for an object decoded before, whose encoding is noted already.
     @inline(__always)
-    private mutating func scalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
+    private mutating func scalar(_ index: Int, at start: Int, noting: Bool) throws(PlistError) -> PlistValue {
         let marker = bytes[start]
-        guard marker >> 4 == 0x1 else { return try decodeScalar(index, at: start) }
-        note(index, marker: marker)
+        guard marker >> 4 == 0x1 else { return try decodeScalar(index, at: start, noting: noting) }
+        if noting { note(index, marker: marker) }
         return .integer(try integer(index, marker: marker, at: start))
     }
 
@@ -372,7 +373,7 @@ struct BinaryObjectScanner: ~Copyable {
         if keepsLayout {
             for i in 0..<frame.count {
                 let object = key(i, of: frame)
-                if !recorder.isKey(object) { recorder.recordKey(object, text: keys[i]) }
+                if !recorder.isKey(object) { recorder.noteKey(object, text: keys[i]) }
             }
         }
         guard keyClasses.classifies(count: frame.count, firstKey: frame.count > 0 ? key(0, of: frame) : 0) else {
@@ -420,17 +421,22 @@ struct BinaryObjectScanner: ~Copyable {
         }
     }
 
-    /// Every scalar but integers, which ``scalar(_:at:)`` reads before calling this.
+    /// Every scalar but integers, which ``scalar(_:at:noting:)`` reads before calling this.
     @inline(never)
-    private mutating func decodeScalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
+    private mutating func decodeScalar(_ index: Int, at start: Int, noting: Bool) throws(PlistError) -> PlistValue {
         let (object, extendedCountMarker, decoded) = try area.scalar(ofObject: index, at: start, naming: .byEncoding)
         // Callers send containers to `begin`'s own cases, never here.
         guard let value = decoded else { preconditionFailure("object \(index) is a container") }
-        if keepsLayout {
-            // An "ASCII" object holding Latin-1 bytes, each two bytes of UTF-8: the layout records it.
-            var holdsLatin1 = false
-            if object.byte >> 4 == 0x5, case .string(let text) = value, text.utf8.count != object.count { holdsLatin1 = true }
-            note(index, marker: object.byte, extendedCount: extendedCountMarker, holdsLatin1: holdsLatin1)
+        if noting && keepsLayout {
+            if extendedCountMarker == nil && object.byte >> 4 != 0x5 {
+                // Most scalars: the note is the marker alone.
+                recorder.note(index, BinaryLayout.EncodingNote(marker: object.byte))
+            } else {
+                // An "ASCII" object holding Latin-1 bytes, each two bytes of UTF-8: the layout records it.
+                var holdsLatin1 = false
+                if object.byte >> 4 == 0x5, case .string(let text) = value, text.utf8.count != object.count { holdsLatin1 = true }
+                note(index, marker: object.byte, extendedCount: extendedCountMarker, holdsLatin1: holdsLatin1)
+            }
         }
         return value
     }
@@ -493,18 +499,26 @@ struct BinaryObjectScanner: ~Copyable {
                 reachedCount &+= 1
             }
             noteWalkLeaf(key)
-            guard case .string(let text) = try keptScalar(key, at: keyStart) else {
+            guard case .string(let text) = try keptScalar(key, at: keyStart, noting: state != .decodedOnce) else {
                 throw BinaryObjectArea.notAStringKey(key, referencedAt: position)
             }
-            if keepsLayout { recorder.markKey(key) }
+            // A string met as a large dictionary's key (`decodedOnce` too) was noted then.
+            if keepsLayout && !recorder.isKey(key) { recorder.noteKey(key, text: text) }
             return text.utf8.count
         }
         // A key met before: its length is in its slot's size, so the cached string is only
         // looked at, not copied (a retain and a release per entry otherwise).
         noteWalkLeaf(key)
         guard objects.isCachedString(key) else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
-        if keepsLayout { recorder.markKey(key) }
+        if keepsLayout && !recorder.isKey(key) { noteCachedKey(key) }
         return objects.size(key).bytes
+    }
+
+    /// Notes the text of `key`, a cached string first used as a key now (it was kept as a value).
+    @inline(never)
+    private mutating func noteCachedKey(_ key: Int) {
+        guard case .string(let text) = objects.value(key) else { preconditionFailure("key object \(key) is not a kept string") }
+        recorder.noteKey(key, text: text)
     }
 
     /// Decodes a key as ``decodeKey(referencedAt:)`` does, for a dictionary of more than
@@ -526,11 +540,11 @@ struct BinaryObjectScanner: ~Copyable {
         try area.requireStringKey(key, at: keyStart, referencedAt: position)
         let decoded: PlistValue
         if state == .decodedOnce {
-            decoded = try keptScalar(key, at: keyStart)
+            decoded = try keptScalar(key, at: keyStart, noting: false)
         } else {
             try countValues(1, at: keyStart)
             reachedCount &+= 1
-            decoded = try scalar(key, at: keyStart)
+            decoded = try scalar(key, at: keyStart, noting: true)
             objects.setState(key, .decodedOnce)
         }
         guard case .string(let text) = decoded else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
