@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import TroveCore
 
-/// The bytes of every object of a binary plist, by index.
-private func objects(of file: [UInt8]) throws -> [[UInt8]] {
+/// The bytes of every object of a binary plist, by index (shared by the lossless binary suites).
+func binaryObjectBytes(of file: [UInt8]) throws -> [[UInt8]] {
     try file.withUnsafeBytes { raw throws(PlistError) -> [[UInt8]] in
         let trailer = try BinaryTrailer(raw)
         let lookup = BinaryObjectLookup(bytes: raw, trailer: trailer)
@@ -59,8 +59,8 @@ struct BinaryLosslessEncodingTests {
         let doubled = PlistValue.array(elements + elements)
         let bytes = try BinaryPlistWriter().write(doubled, layout: layout)
         #expect(try readBinary(bytes).value == doubled)
-        let before = try objects(of: file)
-        let after = try objects(of: bytes)
+        let before = try binaryObjectBytes(of: file)
+        let after = try binaryObjectBytes(of: bytes)
         #expect(after[0] == [0xAC, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6])
         #expect(Array(after[1...6]) == Array(before[1...6]))
         // UIDs are listed again at each occurrence, as CoreFoundation does, in the noted spelling
@@ -78,7 +78,7 @@ struct BinaryLosslessEncodingTests {
         let edited: PlistValue = [6, "c", .data(Data([0xDE, 0xAD, 0x01])), 7, .uid(1), "é", 5, "a", 6, "c"]
         let bytes = try BinaryPlistWriter().write(edited, layout: layout)
         #expect(try readBinary(bytes).value == edited)
-        let after = try objects(of: bytes)
+        let after = try binaryObjectBytes(of: bytes)
         #expect(after[1] == [0x11, 0x00, 0x06])
         #expect(after[2] == [0x61, 0x00, 0x63])
         #expect(after.count == 9)
@@ -101,17 +101,17 @@ struct BinaryLosslessEncodingTests {
         // The first use takes the noted object with its UTF-16 spelling; the second, still "x",
         // no longer matches it and becomes a new, canonical object.
         let firstEdited: PlistValue = ["y", "x", 3, 4]
-        let first = try objects(of: try BinaryPlistWriter().write(firstEdited, layout: layout))
+        let first = try binaryObjectBytes(of: try BinaryPlistWriter().write(firstEdited, layout: layout))
         #expect(first == [[0xA4, 1, 3, 2, 4], [0x61, 0x00, 0x79], [0x12, 0x00, 0x00, 0x00, 0x03], [0x51, 0x78], [0x10, 0x04]])
 
         // The first use keeps the object; the second shares nothing and is new.
         let secondEdited: PlistValue = ["x", "y", 4, 3]
-        let second = try objects(of: try BinaryPlistWriter().write(secondEdited, layout: layout))
+        let second = try binaryObjectBytes(of: try BinaryPlistWriter().write(secondEdited, layout: layout))
         #expect(second == [[0xA4, 1, 3, 2, 4], [0x61, 0x00, 0x78], [0x12, 0x00, 0x00, 0x00, 0x04], [0x51, 0x79], [0x10, 0x03]])
 
         // A new use of a shared value names the noted object, whose spelling is not canonical.
         let appended: PlistValue = ["x", "x", 3, 3, "x", 3]
-        let third = try objects(of: try BinaryPlistWriter().write(appended, layout: layout))
+        let third = try binaryObjectBytes(of: try BinaryPlistWriter().write(appended, layout: layout))
         #expect(third == [[0xA6, 1, 1, 2, 2, 1, 2], [0x61, 0x00, 0x78], [0x12, 0x00, 0x00, 0x00, 0x03]])
     }
 
@@ -192,8 +192,8 @@ struct BinaryLosslessLargeDataTests {
         let edited: PlistValue = [.data(Self.a), .data(Self.a), .data(Self.b), .data(Data([UInt8](Self.a))), .data(Data([UInt8](Self.b)))]
         let bytes = try BinaryPlistWriter().write(edited, layout: layout)
         #expect(try readBinary(bytes).value == edited)
-        let before = try objects(of: file)
-        let after = try objects(of: bytes)
+        let before = try binaryObjectBytes(of: file)
+        let after = try binaryObjectBytes(of: bytes)
         #expect(after.count == 3)
         #expect(after.first == [0xA5, 1, 1, 2, 1, 2])
         #expect(Array(after.dropFirst()) == Array(before.dropFirst()))
@@ -203,10 +203,10 @@ struct BinaryLosslessLargeDataTests {
     func sharedPayloadSplits() throws {
         let file = Self.file()
         let (_, layout) = try readBinary(file)
-        let before = try objects(of: file)
+        let before = try binaryObjectBytes(of: file)
 
         let secondChanged: PlistValue = [.data(Self.a), .data(Self.c), .data(Self.b)]
-        let second = try objects(of: try BinaryPlistWriter().write(secondChanged, layout: layout))
+        let second = try binaryObjectBytes(of: try BinaryPlistWriter().write(secondChanged, layout: layout))
         #expect(second.count == 4)
         #expect(second[0] == [0xA3, 1, 3, 2])
         #expect(Array(second[1...2]) == Array(before[1...2]))
@@ -214,7 +214,7 @@ struct BinaryLosslessLargeDataTests {
 
         // The first use takes the noted object with the new payload; the old one becomes new.
         let firstChanged: PlistValue = [.data(Self.c), .data(Self.a), .data(Self.b)]
-        let first = try objects(of: try BinaryPlistWriter().write(firstChanged, layout: layout))
+        let first = try binaryObjectBytes(of: try BinaryPlistWriter().write(firstChanged, layout: layout))
         #expect(first == [[0xA3, 1, 3, 2], Self.canonical(Self.c), before[2], Self.canonical(Self.a)])
     }
 
@@ -225,8 +225,8 @@ struct BinaryLosslessLargeDataTests {
         let edited: PlistValue = [5, .data(Self.a), .data(Self.b), .data(Data([UInt8](Self.a)))]
         let bytes = try BinaryPlistWriter().write(edited, layout: layout)
         #expect(try readBinary(bytes).value == edited)
-        let before = try objects(of: file)
-        let after = try objects(of: bytes)
+        let before = try binaryObjectBytes(of: file)
+        let after = try binaryObjectBytes(of: bytes)
         #expect(after == [[0xA4, 3, 1, 2, 1], before[1], before[2], [0x10, 0x05]])
     }
 }
@@ -258,13 +258,13 @@ struct BinaryLosslessSharingTests {
         let edited: PlistValue = [[["x"], 1], [["x"], 2]]
         let bytes = try BinaryPlistWriter().write(edited, layout: layout)
         #expect(try readBinary(bytes).value == edited)
-        #expect(try objects(of: bytes) == [[0xA2, 1, 5], [0xA2, 2, 3], [0xA1, 4], [0x10, 0x01], [0x51, 0x78], [0xA2, 2, 6], [0x10, 0x02]])
+        #expect(try binaryObjectBytes(of: bytes) == [[0xA2, 1, 5], [0xA2, 2, 3], [0xA1, 4], [0x10, 0x01], [0x51, 0x78], [0xA2, 2, 6], [0x10, 0x02]])
         // When the first use is the edited one, it keeps the noted objects, its integer with the
         // new value, and the second use is new with the old value new as well.
         let editedFirst: PlistValue = [[["x"], 2], [["x"], 1]]
         let first = try BinaryPlistWriter().write(editedFirst, layout: layout)
         #expect(try readBinary(first).value == editedFirst)
-        #expect(try objects(of: first) == [[0xA2, 1, 5], [0xA2, 2, 3], [0xA1, 4], [0x10, 0x02], [0x51, 0x78], [0xA2, 2, 6], [0x10, 0x01]])
+        #expect(try binaryObjectBytes(of: first) == [[0xA2, 1, 5], [0xA2, 2, 3], [0xA1, 4], [0x10, 0x02], [0x51, 0x78], [0xA2, 2, 6], [0x10, 0x01]])
     }
 
     /// `{a: 1, b: "s", c: [2]}`.
@@ -286,22 +286,22 @@ struct BinaryLosslessSharingTests {
         let file = Self.dictionaryFile()
         let (value, layout) = try readBinary(file)
         #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
-        let before = try objects(of: file)
+        let before = try binaryObjectBytes(of: file)
         // The first key in place, the other two swapped: every entry keeps its key and value.
         let swapped = PlistValue.dictionary(PlistDictionary(uniqueKeys: ["a", "c", "b"], values: [1, [2], "s"]))
         let bytes = try BinaryPlistWriter().write(swapped, layout: layout)
         #expect(try readBinary(bytes).value == swapped)
-        let after = try objects(of: bytes)
+        let after = try binaryObjectBytes(of: bytes)
         #expect(after[0] == [0xD3, 1, 3, 2, 4, 6, 5])
         #expect(Array(after[1...]) == Array(before[1...]))
         // A key added after the noted ones, and one inserted before them.
         let added = PlistValue.dictionary(PlistDictionary(uniqueKeys: ["a", "b", "c", "d"], values: [1, "s", [2], 3]))
-        let appended = try objects(of: try BinaryPlistWriter().write(added, layout: layout))
+        let appended = try binaryObjectBytes(of: try BinaryPlistWriter().write(added, layout: layout))
         #expect(appended[0] == [0xD4, 1, 2, 3, 8, 4, 5, 6, 9])
         #expect(Array(appended[1...7]) == Array(before[1...7]))
         #expect(Array(appended[8...]) == [[0x51, 0x64], [0x10, 0x03]])
         let inserted = PlistValue.dictionary(PlistDictionary(uniqueKeys: ["d", "a", "b", "c"], values: [3, 1, "s", [2]]))
-        let prefixed = try objects(of: try BinaryPlistWriter().write(inserted, layout: layout))
+        let prefixed = try binaryObjectBytes(of: try BinaryPlistWriter().write(inserted, layout: layout))
         #expect(prefixed[0] == [0xD4, 8, 1, 2, 3, 9, 4, 5, 6])
         #expect(Array(prefixed[1...7]) == Array(before[1...7]))
     }
@@ -321,6 +321,6 @@ struct BinaryLosslessSharingTests {
         let edited: PlistValue = ["b", ["a": 1]]
         let bytes = try BinaryPlistWriter().write(edited, layout: layout)
         #expect(try readBinary(bytes).value == edited)
-        #expect(try objects(of: bytes) == [[0xA2, 1, 2], [0x51, 0x62], [0xD1, 4, 3], [0x10, 0x01], [0x51, 0x61]])
+        #expect(try binaryObjectBytes(of: bytes) == [[0xA2, 1, 2], [0x51, 0x62], [0xD1, 4, 3], [0x10, 0x01], [0x51, 0x61]])
     }
 }

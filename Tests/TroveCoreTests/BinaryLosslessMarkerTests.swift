@@ -54,7 +54,7 @@ struct BinaryLosslessMarkerTests {
         let bytes = try BinaryPlistWriter().write(edited, layout: layout)
         #expect(try readBinary(bytes).value == edited)
         #expect(try readBinary(bytes).layout?.offsetSize == 3)
-        let written = try objectBytes(of: bytes)
+        let written = try binaryObjectBytes(of: bytes)
         #expect(written.first == [0xAF, 0x10, 0x04, 1, 2, 5, 4])
         #expect(written[1] == [0xDF, 0x10, 0x01, 3, 4])
         // The set takes a second element: its marker is one byte, with the new count.
@@ -82,30 +82,16 @@ struct BinaryLosslessMarkerTests {
         let edited: PlistValue = [3, true, 1.5, .uid(5), .null, 4, false, 2.5, "5", .null]
         let bytes = try BinaryPlistWriter().write(edited, layout: layout)
         #expect(try readBinary(bytes).value == edited)
-        let written = try objectBytes(of: bytes)
+        let written = try binaryObjectBytes(of: bytes)
         #expect(written.first == [0xAA, 1, 2, 3, 4, 5, 6, 7, 8, 9, 5])
         #expect(Array(written[1...5]) == [[0x10, 0x03], [0x09], [0x23] + binaryBigEndian((1.5).bitPattern, width: 8), [0x80, 0x05], [0x00]])
         #expect(Array(written.dropFirst(6)) == [[0x10, 0x04], [0x08], [0x23] + binaryBigEndian((2.5).bitPattern, width: 8), [0x51, 0x35]])
 
         // The first uses changed: each takes its noted object, and the unchanged second use is new.
         let firstEdited: PlistValue = [4, true, 1.5, .uid(5), .null, 3, true, 1.5, .uid(5), .null]
-        let first = try objectBytes(of: try BinaryPlistWriter().write(firstEdited, layout: layout))
+        let first = try binaryObjectBytes(of: try BinaryPlistWriter().write(firstEdited, layout: layout))
         #expect(first.first == [0xAA, 1, 2, 3, 4, 5, 6, 2, 3, 4, 5])
         #expect(first[1] == [0x10, 0x04])
         #expect(first.last == [0x10, 0x03])
-    }
-
-    /// The bytes of every object of a binary plist, by index.
-    private func objectBytes(of file: [UInt8]) throws -> [[UInt8]] {
-        try file.withUnsafeBytes { raw throws(PlistError) -> [[UInt8]] in
-            let trailer = try BinaryTrailer(raw)
-            let lookup = BinaryObjectLookup(bytes: raw, trailer: trailer)
-            return try (0..<trailer.objectCount).map { index throws(PlistError) in
-                let start = try lookup.offset(ofObject: index)
-                let length = BinaryPlistReader.objectLength(
-                    raw, at: start, end: trailer.offsetTableOffset, refSize: trailer.objectRefSize) ?? 0
-                return Array(raw[start..<start + length])
-            }
-        }
     }
 }
