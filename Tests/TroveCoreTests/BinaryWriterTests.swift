@@ -441,6 +441,22 @@ struct BinaryWriterTests {
         for document in documents { try expectPlainEncoderMatchesPlanner(document) }
     }
 
+    @Test("records under a uniquing table past the last-level cache, their numbers touched ahead, write what the planner writes")
+    func plainEncoderRecordsLookedAhead() throws {
+        // A root array of 2^19 children sizes the table at 2^20 buckets from the start, the size
+        // from which the encoder touches small containers' numbers a few records ahead. Records
+        // mix repeats with new numbers, dates and strings, and some hold a container first.
+        let records = (0..<(1 << 19)).map { r -> PlistValue in
+            switch r % 4 {
+            case 0: return .array([.integer(PlistInteger(Int64(r))), .real(PlistReal(Double(r % 97) / 4))])
+            case 1: return .dictionary(["at": .date(PlistDate(secondsSinceReferenceDate: Double(r))), "n": .integer(PlistInteger(Int64(r % 13)))])
+            case 2: return .array([.array([.bool(r % 3 == 0)]), .integer(PlistInteger(Int64(-r))), .string("r\(r % 1_000)")])
+            default: return .array([.uid(UInt64(r % 300)), .integer(PlistInteger(Int64(r) << 20))])
+            }
+        }
+        try expectPlainEncoderMatchesPlanner(.array(records))
+    }
+
     @Test("a dictionary's keys and values are its stored arrays, which the plain encoder reads through pointers")
     func dictionaryArraysAreStored() {
         // The plain encoder keeps pointers into `keys` and `values` for as long as it walks the

@@ -274,11 +274,39 @@ struct BinaryPlainEncoder: ~Copyable {
     private mutating func numberLeadingScalars(
         _ children: UnsafePointer<PlistValue>, count: Int, referencesAt first: Int
     ) throws(PlistError) -> Int {
+        if _slowPath(uniqued.isHuge) { return try numberLeadingScalarsLookingAhead(children, count: count, referencesAt: first) }
         var i = 0
         while i < count {
             let child = children + i
             guard !child.pointee.isContainer else { break }
             references.store(try scalarObject(child, Node(child)), at: first &+ i)
+            i &+= 1
+        }
+        return i
+    }
+
+    /// ``numberLeadingScalars(_:count:referencesAt:)`` for a table past the last-level cache,
+    /// where the probe of each new number is a miss to memory: the numbers' buckets are touched
+    /// before the first probe, as a large container's are a few children ahead (see
+    /// ``prefetchUniquing(of:index:)``), so that the container's misses overlap instead of
+    /// following one another.
+    @inline(never)
+    private mutating func numberLeadingScalarsLookingAhead(
+        _ children: UnsafePointer<PlistValue>, count: Int, referencesAt first: Int
+    ) throws(PlistError) -> Int {
+        lookedAhead.prepare()
+        let distance = Swift.min(count, BinaryShortScalarLookahead.capacity - 1)
+        for j in 0..<distance { prefetchUniquing(of: children + j, index: j) }
+        var i = 0
+        while i < count {
+            let child = children + i
+            guard !child.pointee.isContainer else { break }
+            if let ahead = lookedAhead.entry(of: child, index: i) {
+                references.store(try uniquedShortScalarObject(ahead.pointee.encoding, hash: ahead.pointee.hash), at: first &+ i)
+            } else {
+                references.store(try scalarObject(child, Node(child)), at: first &+ i)
+            }
+            if i &+ distance < count { prefetchUniquing(of: children + i + distance, index: i + distance) }
             i &+= 1
         }
         return i

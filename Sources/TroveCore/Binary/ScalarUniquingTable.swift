@@ -127,6 +127,10 @@ struct ScalarUniquingTable: ~Copyable {
     /// more), so that touching a probe's bucket ahead of time pays.
     var isLarge: Bool { bucketCount >= 1 << 15 }
 
+    /// Whether the buckets are past a typical last-level cache (8 MB and more), so that even
+    /// the few probes of a small container's scalars are misses worth overlapping.
+    var isHuge: Bool { bucketCount >= 1 << 20 }
+
     /// Starts loading the bucket where a lookup of a scalar with fast hash `hash` will begin.
     @inline(__always)
     func prefetch(hash: Int) {
