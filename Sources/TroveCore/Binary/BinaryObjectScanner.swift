@@ -17,23 +17,30 @@ struct BinaryObjectScanner: ~Copyable {
     let lookup: BinaryObjectLookup
 
     /// What the decode knows of each object, by index, with the kept values.
-    private let objects: BinaryObjectSlots
-    private var depth = 0
-    private var valueCount = 0
+    let objects: BinaryObjectSlots
+    var depth = 0
+    var valueCount = 0
     /// The expanded size of the value `begin` or `finish` delivered last.
-    private var deliveredSize = ExpandedSize()
+    var deliveredSize = ExpandedSize()
 
     /// Encodings, the reference walk and the keys, when the layout is kept.
-    private var recorder: BinaryLayoutRecorder
+    var recorder: BinaryLayoutRecorder
     /// True while a container met for the second time is decoded again to be kept: the walk
     /// notes it as one leaf and nothing beneath it.
-    private var walkMuted = false
+    var walkMuted = false
     /// How many distinct objects the decode has reached; when it is the object count, the file
     /// has no unreferenced objects to look for.
-    private(set) var reachedCount = 0
+    var reachedCount = 0
     private(set) var int128HighWords: [UInt32: UInt64] = [:]
     /// Dictionaries with repeated keys, by walk position.
-    private(set) var repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys] = [:]
+    var repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys] = [:]
+    /// The container whose children a concurrent decode shares with a worker thread, or -1
+    /// (see ``BinarySplitPlan``); reset once the container is met.
+    var splitTarget = -1
+    var splitPlan = BinarySplitPlan.none
+    /// True once a split began: an error from then on may differ from the sequential decode's,
+    /// so the caller decodes again on one thread to report the exact one.
+    var splitBegan = false
 
     init(bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, keepsLayout: Bool) {
         self.bytes = bytes
@@ -74,11 +81,14 @@ struct BinaryObjectScanner: ~Copyable {
     /// A container being decoded: where its references are and where its finished children
     /// start on the value stack. Plain data, so that pushing, reading and popping frames never
     /// retains or releases anything.
-    private struct Frame {
+    struct Frame {
         var index: Int
         var walkIndex: Int
         var refs: Int
         var count: Int
+        /// The children to decode are `next..<end`: all of them (`end == count`) but in the
+        /// halves of a split container (see `decodeSplit`).
+        var end: Int
         var next = 0
         /// The value stack's height when the container opened: its children lie above it.
         var base: Int
@@ -91,8 +101,8 @@ struct BinaryObjectScanner: ~Copyable {
 
     /// The most ancestor frames and pending values ``decodeTop()`` reserves before it knows the
     /// file's shape: both stay below the size from which `malloc` maps memory for each request.
-    private static let reservedDepth = 1024
-    private static let reservedValues = 2048
+    static let reservedDepth = 1024
+    static let reservedValues = 2048
 
     /// Decodes the top object.
     ///
@@ -105,25 +115,50 @@ struct BinaryObjectScanner: ~Copyable {
     /// doubling holds the old and the new copy at once, which set the working-memory peak of
     /// small deep files, while reserved pages that are never written cost no memory.
     mutating func decodeTop() throws(PlistError) -> PlistValue {
-        var ancestors = MovingStack<Frame>(capacity: Swift.min(limits.maxDepth, trailer.objectCount, Self.reservedDepth))
+        var ancestors = newAncestors()
         var values = PlistValueStack(capacity: Swift.min(trailer.objectCount, Self.reservedValues))
         var keyClasses = BinaryKeyClasses(objectCount: trailer.objectCount)
-        let lookup = self.lookup
-        var current = Frame(index: 0, walkIndex: 0, refs: 0, count: 0, base: 0, isDictionary: false)
-        if let value = try begin(trailer.topObject, referencedAt: trailer.offsetTableOffset, values: &values, opening: &current) {
-            try checkExpansion(deliveredSize, at: trailer.offsetTableOffset)
-            return value
+        var top = Frame(index: 0, walkIndex: 0, refs: 0, count: 0, end: 0, base: 0, isDictionary: false)
+        let value: PlistValue
+        if let scalar = try begin(trailer.topObject, referencedAt: trailer.offsetTableOffset, values: &values, opening: &top) {
+            value = scalar
+        } else if top.index == splitTarget {
+            value = try decodeSplit(top, values: &values, keyClasses: &keyClasses)
+        } else {
+            try walk(&top, ancestors: &ancestors, values: &values, keyClasses: &keyClasses)
+            value = try finish(top, values: &values, keyClasses: &keyClasses)
         }
+        try checkExpansion(deliveredSize, at: trailer.offsetTableOffset)
+        return value
+    }
+
+    /// A stack for the ancestors of the innermost open container.
+    func newAncestors() -> MovingStack<Frame> {
+        MovingStack(capacity: Swift.min(limits.maxDepth, trailer.objectCount, Self.reservedDepth))
+    }
+
+    /// Decodes the children `bottom.next..<bottom.end` of the open container `bottom`, and
+    /// everything beneath them, pushing each child's value on `values`; returns with `bottom`
+    /// advanced past them, for the caller to complete. `ancestors` is empty before and after.
+    mutating func walk(
+        _ bottom: inout Frame, ancestors: inout MovingStack<Frame>, values: inout PlistValueStack, keyClasses: inout BinaryKeyClasses
+    ) throws(PlistError) {
+        let lookup = self.lookup
+        var current = bottom
         var opened = current
-        values.reserve(current.count)
+        values.reserve(current.end - current.next)
         while true {
             let next = current.next
-            if next < current.count {
+            if next < current.end {
                 let slot = current.isDictionary ? current.count + next : next
                 let position = current.refs + slot * lookup.objectRefSize
                 current.next = next + 1
                 let child = try lookup.reference(at: position)
                 if let value = try begin(child, referencedAt: position, values: &values, opening: &opened) {
+                    current.expanded.add(deliveredSize)
+                    values.push(value)
+                } else if opened.index == splitTarget {
+                    let value = try decodeSplit(opened, values: &values, keyClasses: &keyClasses)
                     current.expanded.add(deliveredSize)
                     values.push(value)
                 } else {
@@ -132,11 +167,11 @@ struct BinaryObjectScanner: ~Copyable {
                     values.reserve(current.count)
                 }
             } else {
-                let value = try finish(current, values: &values, keyClasses: &keyClasses)
                 guard ancestors.count > 0 else {
-                    try checkExpansion(deliveredSize, at: trailer.offsetTableOffset)
-                    return value
+                    bottom = current
+                    return
                 }
+                let value = try finish(current, values: &values, keyClasses: &keyClasses)
                 current = ancestors.popLast()
                 current.expanded.add(deliveredSize)
                 values.push(value)
@@ -149,7 +184,7 @@ struct BinaryObjectScanner: ~Copyable {
     /// the reference was read, for errors; the container's children will start at the value
     /// stack's present height, or past its keys (see ``keepsKeys(ofDictionaryWith:)``).
     @inline(__always)
-    private mutating func begin(
+    mutating func begin(
         _ index: Int, referencedAt position: Int, values: inout PlistValueStack, opening frame: inout Frame
     ) throws(PlistError) -> PlistValue? {
         let valueBase = values.count
@@ -198,7 +233,10 @@ struct BinaryObjectScanner: ~Copyable {
             let (count, refs) = try containerCount(index, marker: marker, at: start)
             if !again { try countValues(count, at: refs) }
             try enterContainer(index, at: refs, again: again)
-            frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, base: valueBase, isDictionary: false, unmutesWalk: mutes)
+            frame = Frame(
+                index: index, walkIndex: walkIndex, refs: refs, count: count, end: count, base: valueBase, isDictionary: false,
+                unmutesWalk: mutes)
+            if index == splitTarget { confirmSplit(again: again) }
             return nil
         case 0xD:
             let (count, refs) = try containerCount(index, marker: marker, at: start)
@@ -206,7 +244,14 @@ struct BinaryObjectScanner: ~Copyable {
             try enterContainer(index, at: refs, again: again)
             // Keys first, in file order, so the layout walk matches the file's reference order;
             // they are strings, so decoding them never descends.
-            frame = Frame(index: index, walkIndex: walkIndex, refs: refs, count: count, base: valueBase, isDictionary: true, unmutesWalk: mutes)
+            frame = Frame(
+                index: index, walkIndex: walkIndex, refs: refs, count: count, end: count, base: valueBase, isDictionary: true,
+                unmutesWalk: mutes)
+            if index == splitTarget {
+                // A split dictionary's halves decode their own keys.
+                confirmSplit(again: again)
+                if index == splitTarget { return nil }
+            }
             if keepsKeys(ofDictionaryWith: count) {
                 for i in 0..<count {
                     let keyBytes = try decodeKey(referencedAt: refs + i * trailer.objectRefSize)
@@ -228,7 +273,7 @@ struct BinaryObjectScanner: ~Copyable {
 
     /// Decodes a scalar met for the first time; a string or data object is marked to be kept
     /// when it is met again.
-    private mutating func firstScalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
+    mutating func firstScalar(_ index: Int, at start: Int) throws(PlistError) -> PlistValue {
         let value = try scalar(index, at: start, noting: true)
         switch value {
         case .string, .data:
@@ -243,7 +288,7 @@ struct BinaryObjectScanner: ~Copyable {
 
     /// Decodes a string or data object (or any scalar) and keeps it.
     @inline(never)
-    private mutating func keptScalar(_ index: Int, at start: Int, noting: Bool) throws(PlistError) -> PlistValue {
+    mutating func keptScalar(_ index: Int, at start: Int, noting: Bool) throws(PlistError) -> PlistValue {
         let value = try scalar(index, at: start, noting: noting)
         let size = ExpandedSize(scalar: value)
         objects.cache(index, value, size: size)
@@ -255,7 +300,7 @@ struct BinaryObjectScanner: ~Copyable {
     /// everything else goes through ``decodeScalar(_:at:noting:)``, which is not inlined.
     /// `noting` is false for an object decoded before, whose encoding is noted already.
     @inline(__always)
-    private mutating func scalar(_ index: Int, at start: Int, noting: Bool) throws(PlistError) -> PlistValue {
+    mutating func scalar(_ index: Int, at start: Int, noting: Bool) throws(PlistError) -> PlistValue {
         let marker = bytes[start]
         guard marker >> 4 == 0x1 else { return try decodeScalar(index, at: start, noting: noting) }
         if noting { note(index, marker: marker) }
@@ -263,13 +308,13 @@ struct BinaryObjectScanner: ~Copyable {
     }
 
     @inline(__always)
-    private mutating func noteWalkLeaf(_ index: Int) {
+    mutating func noteWalkLeaf(_ index: Int) {
         if keepsLayout && !walkMuted { recorder.appendWalk(index) }
     }
 
     /// Completes a container whose children are all decoded: moves them off the value stack
     /// into the container's value.
-    private mutating func finish(
+    mutating func finish(
         _ frame: Frame, values: inout PlistValueStack, keyClasses: inout BinaryKeyClasses
     ) throws(PlistError) -> PlistValue {
         try checkExpansion(frame.expanded, at: frame.refs)
@@ -349,73 +394,23 @@ struct BinaryObjectScanner: ~Copyable {
         return value
     }
 
-    /// Whether the key objects of a dictionary of `count` entries are kept in their slots at
-    /// their first use (see ``decodeUnkeptKey(referencedAt:onto:)``).
-    @inline(__always)
-    private func keepsKeys(ofDictionaryWith count: Int) -> Bool {
-        count <= BinaryKeyClasses.largestAlwaysClassified
-    }
-
-    /// Moves the keys of the dictionary `frame` describes, whose key objects are not kept, from
-    /// below its values on the value stack into `keys`, leaving their places empty for the
-    /// caller to drop once the values are taken; returns whether the key classes prove the keys
-    /// distinct. A lossless read notes the texts of keys it has not noted yet, as their objects
-    /// are not kept.
-    @inline(never)
-    private mutating func stackedKeys(
-        of frame: Frame, values: inout PlistValueStack, into keys: inout [String], keyClasses: inout BinaryKeyClasses
-    ) -> Bool {
-        let keyBase = frame.base - frame.count
-        for i in 0..<frame.count {
-            guard case .string(let text) = values.take(at: keyBase + i) else { preconditionFailure("a dictionary key that is not a string") }
-            keys.append(text)
-        }
-        if keepsLayout {
-            for i in 0..<frame.count {
-                let object = key(i, of: frame)
-                if !recorder.isKey(object) { recorder.noteKey(object, text: keys[i]) }
-            }
-        }
-        guard keyClasses.classifies(count: frame.count, firstKey: frame.count > 0 ? key(0, of: frame) : 0) else {
-            for i in 0..<frame.count { keyClasses.markUsedUnclassified(key(i, of: frame)) }
-            return false
-        }
-        keyClasses.beginDictionary(count: frame.count)
-        for i in 0..<frame.count where !keyClasses.admit(key(i, of: frame), text: keys[i]) { return false }
-        return true
-    }
-
-    /// The object number of the `i`th key of the dictionary `frame` describes.
-    @inline(__always)
-    private func key(_ i: Int, of frame: Frame) -> Int {
-        Int(bytes.loadBigEndian(at: frame.refs + i * trailer.objectRefSize, width: trailer.objectRefSize))
-    }
-
-    /// The `i`th key of the dictionary `frame` describes, with its text.
-    @inline(__always)
-    private func keyText(_ i: Int, of frame: Frame) -> (key: Int, text: String) {
-        let key = key(i, of: frame)
-        // `decodeKey` has proven every key object a cached string when the frame opened.
-        guard case .string(let text) = objects.value(key) else { preconditionFailure("key object \(key) is not a decoded string") }
-        return (key, text)
-    }
 
     // MARK: - Offsets and references
 
     @inline(never)
-    private static func cycleError(_ index: Int, at position: Int) -> PlistError {
+    static func cycleError(_ index: Int, at position: Int) -> PlistError {
         BinaryTrailer.error(.referenceCycle, at: position, "object \(index) contains itself through this reference")
     }
 
     // MARK: - Objects
 
     /// The first byte past the object area: no object may extend into the offset table.
-    private var areaEnd: Int { trailer.offsetTableOffset }
+    var areaEnd: Int { trailer.offsetTableOffset }
 
-    private var area: BinaryObjectArea { BinaryObjectArea(bytes: bytes, trailer: trailer) }
+    var area: BinaryObjectArea { BinaryObjectArea(bytes: bytes, trailer: trailer) }
 
     @inline(__always)
-    private func note(_ index: Int, marker: UInt8, extendedCount: UInt8? = nil, holdsLatin1: Bool = false) {
+    func note(_ index: Int, marker: UInt8, extendedCount: UInt8? = nil, holdsLatin1: Bool = false) {
         if keepsLayout {
             recorder.note(index, BinaryLayout.EncodingNote(marker: marker, extendedCountMarker: extendedCount, holdsLatin1: holdsLatin1))
         }
@@ -423,7 +418,7 @@ struct BinaryObjectScanner: ~Copyable {
 
     /// Every scalar but integers, which ``scalar(_:at:noting:)`` reads before calling this.
     @inline(never)
-    private mutating func decodeScalar(_ index: Int, at start: Int, noting: Bool) throws(PlistError) -> PlistValue {
+    mutating func decodeScalar(_ index: Int, at start: Int, noting: Bool) throws(PlistError) -> PlistValue {
         let (object, extendedCountMarker, decoded) = try area.scalar(ofObject: index, at: start, naming: .byEncoding)
         // Callers send containers to `begin`'s own cases, never here.
         guard let value = decoded else { preconditionFailure("object \(index) is a container") }
@@ -443,7 +438,7 @@ struct BinaryObjectScanner: ~Copyable {
 
     /// An integer object (`0x1n`), whose 16-byte form the layout keeps whole.
     @inline(__always)
-    private mutating func integer(_ index: Int, marker: UInt8, at start: Int) throws(PlistError) -> PlistInteger {
+    mutating func integer(_ index: Int, marker: UInt8, at start: Int) throws(PlistError) -> PlistInteger {
         let area = self.area
         let width = try area.integerWidth(index, marker: marker, at: start)
         if keepsLayout && width == 16 {
@@ -455,14 +450,14 @@ struct BinaryObjectScanner: ~Copyable {
 
     /// The element count of a container object and where its references start.
     @inline(never)
-    private mutating func containerCount(_ index: Int, marker: UInt8, at start: Int) throws(PlistError) -> (Int, Int) {
+    mutating func containerCount(_ index: Int, marker: UInt8, at start: Int) throws(PlistError) -> (Int, Int) {
         let field = try area.containerCount(index, marker: marker, at: start)
         note(index, marker: marker, extendedCount: field.extendedMarker)
         return (field.count, field.payload)
     }
 
     @inline(never)
-    private mutating func enterContainer(_ index: Int, at position: Int, again: Bool) throws(PlistError) {
+    mutating func enterContainer(_ index: Int, at position: Int, again: Bool) throws(PlistError) {
         depth += 1
         guard depth <= limits.maxDepth else {
             throw BinaryTrailer.error(
@@ -471,103 +466,22 @@ struct BinaryObjectScanner: ~Copyable {
         objects.setState(index, again ? .reopened : .open)
     }
 
-    /// Records the file's key order and the values a repeated key hid, so the writer can bring
-    /// them back: `keys` and `values` are the dictionary's entries in file order.
-    @inline(never)
-    private mutating func noteRepeatedKeys(keys: [String], values: [PlistValue], walkPosition: Int) {
-        var firstOccurrence: [String: Int] = [:]
-        for (i, key) in keys.enumerated() where firstOccurrence[key] == nil { firstOccurrence[key] = i }
-        var hidden: [Int: PlistValue] = [:]
-        for (i, key) in keys.enumerated() where firstOccurrence[key] != i { hidden[i] = values[i] }
-        repeatedKeys[UInt32(truncatingIfNeeded: walkPosition)] = BinaryLayout.RepeatedKeys(keys: keys, hiddenValues: hidden)
-    }
-
-    /// Decodes the key the reference at `position` names, refusing anything but a string before
-    /// decoding it, so a container used as a key is never descended into. Returns the key's
-    /// length in UTF-8 bytes, which counts toward the dictionary's expanded size.
-    @inline(never)
-    private mutating func decodeKey(referencedAt position: Int) throws(PlistError) -> Int {
-        let key = try lookup.reference(at: position)
-        let state = objects.state(key)
-        guard state == .cached else {
-            // Only an unseen object, or a string met before as a value (`decodedOnce`, counted
-            // then), can be a string here; the others fail the check.
-            let keyStart = try lookup.offset(ofObject: key)
-            try area.requireStringKey(key, at: keyStart, referencedAt: position)
-            if state != .decodedOnce {
-                try countValues(1, at: keyStart)
-                reachedCount &+= 1
-            }
-            noteWalkLeaf(key)
-            guard case .string(let text) = try keptScalar(key, at: keyStart, noting: state != .decodedOnce) else {
-                throw BinaryObjectArea.notAStringKey(key, referencedAt: position)
-            }
-            // A string met as a large dictionary's key (`decodedOnce` too) was noted then.
-            if keepsLayout && !recorder.isKey(key) { recorder.noteKey(key, text: text) }
-            return text.utf8.count
-        }
-        // A key met before: its length is in its slot's size, so the cached string is only
-        // looked at, not copied (a retain and a release per entry otherwise).
-        noteWalkLeaf(key)
-        guard objects.isCachedString(key) else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
-        if keepsLayout && !recorder.isKey(key) { noteCachedKey(key) }
-        return objects.size(key).bytes
-    }
-
-    /// Notes the text of `key`, a cached string first used as a key now (it was kept as a value).
-    @inline(never)
-    private mutating func noteCachedKey(_ key: Int) {
-        guard case .string(let text) = objects.value(key) else { preconditionFailure("key object \(key) is not a kept string") }
-        recorder.noteKey(key, text: text)
-    }
-
-    /// Decodes a key as ``decodeKey(referencedAt:)`` does, for a dictionary of more than
-    /// ``BinaryKeyClasses/largestAlwaysClassified`` entries, and pushes its text
-    /// on `values`, below the dictionary's values. The key object is kept from its second use on,
-    /// as a value string is: the keys of a dictionary of thousands are mostly its own, used once,
-    /// and keeping each cost a retain, a release and a slot.
-    @inline(never)
-    private mutating func decodeUnkeptKey(referencedAt position: Int, onto values: inout PlistValueStack) throws(PlistError) -> Int {
-        let key = try lookup.reference(at: position)
-        noteWalkLeaf(key)
-        let state = objects.state(key)
-        if state == .cached {
-            guard objects.isCachedString(key) else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
-            values.push(objects.value(key))
-            return objects.size(key).bytes
-        }
-        let keyStart = try lookup.offset(ofObject: key)
-        try area.requireStringKey(key, at: keyStart, referencedAt: position)
-        let decoded: PlistValue
-        if state == .decodedOnce {
-            decoded = try keptScalar(key, at: keyStart, noting: false)
-        } else {
-            try countValues(1, at: keyStart)
-            reachedCount &+= 1
-            decoded = try scalar(key, at: keyStart, noting: true)
-            objects.setState(key, .decodedOnce)
-        }
-        guard case .string(let text) = decoded else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
-        values.push(decoded)
-        return text.utf8.count
-    }
-
     /// Throws when a subtree expands past ``PlistLimits/maxExpandedValues`` or
     /// ``PlistLimits/maxDecodedBytes``; checked as each container completes, so a file of shared
     /// references fails as soon as the expansion it describes passes a limit.
     @inline(__always)
-    private func checkExpansion(_ size: ExpandedSize, at position: Int) throws(PlistError) {
+    func checkExpansion(_ size: ExpandedSize, at position: Int) throws(PlistError) {
         if let exceeded = size.exceeded(limits) { throw Self.limitError(exceeded, limits, at: position) }
     }
 
     @inline(__always)
-    private mutating func countValues(_ count: Int, at position: Int) throws(PlistError) {
+    mutating func countValues(_ count: Int, at position: Int) throws(PlistError) {
         valueCount += count
         guard valueCount <= limits.maxValues else { throw Self.limitError(.values, limits, at: position) }
     }
 
     @inline(never)
-    private static func limitError(_ limit: PlistLimit, _ limits: PlistLimits, at position: Int) -> PlistError {
+    static func limitError(_ limit: PlistLimit, _ limits: PlistLimits, at position: Int) -> PlistError {
         BinaryTrailer.error(limit.code, at: position, limits.message(exceeding: limit))
     }
 }

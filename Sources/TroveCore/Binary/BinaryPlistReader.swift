@@ -11,6 +11,22 @@ public struct BinaryPlistReader: Sendable {
     /// Bounds on nesting depth and value count.
     public var limits: PlistLimits
 
+    /// Whether a large file read without layout notes may be decoded on two threads: the
+    /// calling thread and one worker share the children of the file's largest container, and
+    /// the worker has finished before ``read(_:keepingLayout:)`` returns or throws. Used for files
+    /// of 64 KB and 4,096 objects or more on a machine with two or more active processors.
+    ///
+    /// The value, and the error for malformed input, are the same as on one thread. A limit is
+    /// checked over the whole document when the halves join, so a file over a limit may cost up
+    /// to twice the work before the read fails (each half runs on, and a failure is confirmed
+    /// by decoding again on one thread). On by default; off keeps every read on the calling
+    /// thread.
+    public var decodesInParallel = true
+
+    /// The smallest file decoded on two threads; tests lower it to split small documents, and
+    /// then skip the processor-count check.
+    var parallelMinimumSize: Int?
+
     /// A reader with the given limits.
     public init(limits: PlistLimits = .default) { self.limits = limits }
 
@@ -20,6 +36,10 @@ public struct BinaryPlistReader: Sendable {
         let trailer = try BinaryTrailer(bytes)
         // Layout notes index objects with 32 bits; a file with more objects is read without them.
         let keeps = keepingLayout && trailer.objectCount <= Int(UInt32.max)
+        if !keeps && splits(bytes.count, objects: trailer.objectCount) {
+            var outcome = BinaryConcurrentDecode.Outcome()
+            return (try BinaryConcurrentDecode.decode(bytes, trailer: trailer, limits: limits, outcome: &outcome), nil)
+        }
         var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: keeps)
         let value = try scanner.decodeTop()
         guard keeps else { return (value, nil) }
@@ -40,6 +60,15 @@ public struct BinaryPlistReader: Sendable {
             keyTexts: notes.keyTexts,
             unmatchedOrphanCount: unmatched)
         return (value, layout)
+    }
+
+    /// Whether a plain read of a file of `size` bytes and `objects` objects may split its
+    /// decode (see ``decodesInParallel``).
+    func splits(_ size: Int, objects: Int) -> Bool {
+        guard decodesInParallel else { return false }
+        if let parallelMinimumSize { return size >= parallelMinimumSize }
+        return size >= BinaryConcurrentDecode.defaultMinimumSize && objects >= BinaryConcurrentDecode.minimumObjects
+            && BinaryConcurrentDecode.hasTwoProcessors
     }
 
     /// The byte length of the object at `start`, or nil when it is malformed or runs past `end`.

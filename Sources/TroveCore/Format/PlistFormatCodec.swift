@@ -50,7 +50,10 @@ extension PlistFormat {
     /// This format's reader, configured by `options`.
     public func reader(_ options: PlistReadOptions = PlistReadOptions()) -> any PlistFormatReader {
         switch self {
-        case .binary: return BinaryPlistReader(limits: options.limits)
+        case .binary:
+            var reader = BinaryPlistReader(limits: options.limits)
+            reader.decodesInParallel = options.decodesBinaryInParallel
+            return reader
         case .xml: return XMLPlistReader(limits: options.limits)
         case .openStep: return OpenStepPlistReader(limits: options.limits, options: options.openStep)
         case .json: return JSONPlistReader(limits: options.limits, options: options.json)
@@ -63,7 +66,9 @@ extension PlistFormat {
     func readDocument(_ bytes: UnsafeRawBufferPointer, options: PlistReadOptions) throws(PlistError) -> PlistDocument {
         switch self {
         case .binary:
-            return try BinaryPlistReader(limits: options.limits).readDocument(bytes, keepingLayout: options.keepsLayout)
+            var reader = BinaryPlistReader(limits: options.limits)
+            reader.decodesInParallel = options.decodesBinaryInParallel
+            return try reader.readDocument(bytes, keepingLayout: options.keepsLayout)
         case .xml:
             return try XMLPlistReader(limits: options.limits).readDocument(bytes, keepingLayout: options.keepsLayout)
         case .openStep:

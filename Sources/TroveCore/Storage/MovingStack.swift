@@ -115,6 +115,16 @@ struct MovingStack<Element>: ~Copyable {
         body(UnsafeBufferPointer(start: base, count: count))
     }
 
+    /// Moves the elements of `other` from position `start` up onto this stack, in order, and
+    /// removes them from `other`: one copy of their bytes, no reference counting.
+    mutating func push(movingFrom other: inout MovingStack<Element>, from start: Int) {
+        let n = other.count - start
+        reserve(n)
+        (base + count).moveInitialize(from: other.base + start, count: n)
+        count += n
+        other.count = start
+    }
+
     /// Removes and returns the top element; the stack must not be empty.
     mutating func popLast() -> Element {
         precondition(count > 0, "popLast on an empty moving stack")

@@ -139,6 +139,36 @@ final class PlistKeyIndex: @unchecked Sendable {
         return .success(index)
     }
 
+    /// Adds the keys at the positions of `range`, which follow every position in the table,
+    /// checking each against the keys before it; returns the first position whose key equals an
+    /// earlier one, or nil. `knownHashes[i]` is the ``SeededByteHash`` of `keys[i]` under the
+    /// table's seed. The table needs room for them (``init(capacity:seed:usesKeyedHash:)``).
+    ///
+    /// The binary reader builds a dictionary decoded on two threads this way: the calling thread
+    /// adds its half's keys while the worker still decodes, and the worker's after the join.
+    func insertChecking(_ range: Range<Int>, of keys: UnsafeBufferPointer<String>, knownHashes: UnsafeBufferPointer<UInt64>) -> Int? {
+        precondition(range.lowerBound == count && 2 * (range.upperBound + removed) <= bucketCount, "positions are added in order")
+        var position = range.lowerBound
+        if isLarge && !usesKeyedHash {
+            var repeated = false
+            position = placeLookingAhead(range, hashOf: { knownHashes[$0] }) { position, h in
+                switch insert(position, of: keys, hash: h) {
+                case .placed: return true
+                case .repeated: repeated = true
+                case .budgetSpent: break
+                }
+                return false
+            }
+            if repeated { return position }
+        }
+        // Small tables, and the rest once crafted collisions switched the table to `Hasher`.
+        while position < range.upperBound {
+            if insert(position, of: keys) != nil { return position }
+            position += 1
+        }
+        return nil
+    }
+
     /// How far ahead the large-table builds hash keys; a power of two.
     private static let lookahead = 8
     private var lookahead: Int { Self.lookahead }
@@ -168,21 +198,28 @@ final class PlistKeyIndex: @unchecked Sendable {
     /// first position `place` refused (it returned false), or `count`.
     @inline(__always)
     private func placeLookingAhead(_ count: Int, hashOf: (Int) -> UInt64, _ place: (Int, UInt64) -> Bool) -> Int {
+        placeLookingAhead(0..<count, hashOf: hashOf, place)
+    }
+
+    /// ``placeLookingAhead(_:hashOf:_:)`` for the positions of `range`.
+    @inline(__always)
+    private func placeLookingAhead(_ range: Range<Int>, hashOf: (Int) -> UInt64, _ place: (Int, UInt64) -> Bool) -> Int {
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: lookahead) { ahead in
-            for k in 0..<min(lookahead, count) {
-                ahead[k] = hashOf(k)
-                prefetch(ahead[k])
+            let end = range.upperBound
+            for k in range.lowerBound..<min(range.lowerBound + lookahead, end) {
+                ahead[k & (lookahead - 1)] = hashOf(k)
+                prefetch(ahead[k & (lookahead - 1)])
             }
-            for position in 0..<count {
+            for position in range {
                 let h = ahead[position & (lookahead - 1)]
-                if position + lookahead < count {
+                if position + lookahead < end {
                     let next = hashOf(position + lookahead)
                     ahead[position & (lookahead - 1)] = next
                     prefetch(next)
                 }
                 if !place(position, h) { return position }
             }
-            return count
+            return end
         }
     }
 

@@ -1,0 +1,410 @@
+import Foundation
+
+/// Decodes a large binary plist on two threads: the calling thread and one worker share the
+/// children of one large container, each with its own ``BinaryObjectScanner`` (own slots, stacks
+/// and key classes) over the same bytes, and the calling thread assembles the container from the
+/// two halves.
+///
+/// The result is the sequential decode's, for every input:
+/// - A value is a function of the bytes alone, so two scanners that succeed deliver the same
+///   children one scanner would, in file order. A split dictionary's table is checked for
+///   repeats over all its keys (the calling thread's half first, the worker's after the join),
+///   and a repeated key keeps its first entry, CoreFoundation's binary rule, as
+///   ``BinaryObjectScanner/finish(_:values:keyClasses:)`` does.
+/// - Each scanner knows less than the sequential one at every step (nothing of the other
+///   half), so it keeps fewer objects and walks at least the references the sequential decode
+///   walks at the same depth: every error the sequential decode meets, one of the threads meets
+///   too (or another error first). The reverse does not hold (a container the sequential
+///   decode keeps and meets again too deep is a leaf there, but walked again by a scanner that
+///   never saw it), and the halves walk a dictionary's keys and values in another order than
+///   the sequential decode. So once a split has begun, any error, whichever thread found it,
+///   makes the read decode the file again on the calling thread, whose error is the exact one.
+/// - Limits hold for the whole document: the halves' value counts are added when they join
+///   (an object both halves reach counts twice, never less than once) and the split container's
+///   expanded size is the sum of the halves'. A limit is then enforced with up to twice the work
+///   before the read fails: both halves may run to their ends before the sum is checked, and a
+///   failure is followed by the sequential decode.
+enum BinaryConcurrentDecode {
+    /// Files smaller than this are decoded on one thread. With ``minimumObjects`` it bounds the
+    /// cost of a split (starting and joining a thread, a second object table: tens of
+    /// microseconds) to a small part of the decode: files of 150–250 KB and 10,000–18,000
+    /// objects decode 1.6–1.7 times faster on two threads.
+    static let defaultMinimumSize = 64 * 1024
+
+    /// Files of fewer objects are decoded on one thread: a large file of few objects is mostly
+    /// data or long strings, which a split by objects does not share out (a 310 KB web archive
+    /// of 21 objects took twice as long split).
+    static let minimumObjects = 4096
+
+    /// Whether the machine can run the two halves at once.
+    static let hasTwoProcessors = ProcessInfo.processInfo.activeProcessorCount >= 2
+
+    /// What a decode did, for tests: whether it split a container, and whether it then decoded
+    /// the file again on one thread after an error.
+    struct Outcome: ~Copyable {
+        var split = false
+        var decodedAgain = false
+    }
+
+    /// Decodes the top object of the validated file `bytes`, splitting one large container's
+    /// children with a worker thread when the file's shape offers one.
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, outcome: inout Outcome
+    ) throws(PlistError) -> PlistValue {
+        let first: Result<PlistValue, PlistError>
+        do {
+            // The first scanner's slots are released before any second decode allocates its own.
+            var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: false)
+            scanner.planSplit()
+            first = Result { () throws(PlistError) in try scanner.decodeTop() }
+            outcome.split = scanner.splitBegan
+        }
+        guard case .failure = first, outcome.split else { return try first.get() }
+        outcome.decodedAgain = true
+        var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: false)
+        return try scanner.decodeTop()
+    }
+}
+
+/// Where a concurrent decode splits: the container whose children two threads share, the
+/// containers on the path from the top object to it, and the first entry of the worker's half.
+struct BinarySplitPlan {
+    var ancestors: [Int]
+    var target: Int
+    var firstOfWorker: Int
+
+    static let none = BinarySplitPlan(ancestors: [], target: -1, firstOfWorker: 0)
+}
+
+extension BinaryObjectScanner {
+    /// How deep ``planSplit()`` looks for a container to split.
+    static let deepestSplit = 16
+
+    /// Chooses the container to split: from the top object down through any child that holds
+    /// most of its parent's work, to the first container whose work is spread over its
+    /// children, and there the entry that halves it.
+    ///
+    /// CoreFoundation and Trove number objects in pre-order, so a child's subtree is the
+    /// objects from its own number up to the next sibling numbered above every earlier one; a
+    /// child numbered below an earlier sibling is an object shared with an earlier subtree, and
+    /// adds little. That is only an estimate (another writer may number objects any way); the
+    /// decode's result never depends on it. Any doubt, such as a reference out of range, and
+    /// there is no split.
+    mutating func planSplit() {
+        splitPlan = (try? findSplit()) ?? .none
+        splitTarget = splitPlan.target
+    }
+
+    private func findSplit() throws(PlistError) -> BinarySplitPlan {
+        var ancestors: [Int] = []
+        var index = trailer.topObject
+        var upper = trailer.objectCount
+        let refSize = trailer.objectRefSize
+        while ancestors.count < Swift.min(Self.deepestSplit, limits.maxDepth - 1) {
+            let start = try lookup.offset(ofObject: index)
+            let kind = bytes[start] >> 4
+            guard kind == 0xA || kind == 0xC || kind == 0xD else { return .none }
+            let field = try area.containerCount(index, marker: bytes[start], at: start)
+            let count = field.count
+            guard count > 0 else { return .none }
+            // A dictionary entry's key is work of its own, numbered apart from the values.
+            let keyWeight = kind == 0xD ? 1 : 0
+            let valueRefs = field.payload + (kind == 0xD ? count * refSize : 0)
+            // Each child's weight, in order: `body(i, w)` for a child that starts a subtree when
+            // its weight is known (at the next such child), and for a shared child at once.
+            func weigh(_ body: (Int, Int) -> Bool) throws(PlistError) {
+                var open = -1
+                var openFirst = 0
+                for i in 0..<count {
+                    let first = try lookup.reference(at: valueRefs + i * refSize)
+                    if open < 0 || first > openFirst {
+                        if open >= 0, body(open, keyWeight + first - openFirst) { return }
+                        (open, openFirst) = (i, first)
+                    } else if body(i, keyWeight + 1) {
+                        return
+                    }
+                }
+                _ = body(open, keyWeight + Swift.max(upper - openFirst, 1))
+            }
+            var total = 0
+            var heaviest = 0
+            var heaviestWeight = 0
+            try weigh { i, w in
+                total += w
+                if w > heaviestWeight { (heaviest, heaviestWeight) = (i, w) }
+                return false
+            }
+            let next = try lookup.reference(at: valueRefs + heaviest * refSize)
+            if heaviestWeight * 4 > total * 3, next != index, !ancestors.contains(next) {
+                // One child holds most of the work: split inside it.
+                ancestors.append(index)
+                upper = Swift.min(next + heaviestWeight - keyWeight, trailer.objectCount)
+                index = next
+                continue
+            }
+            // A container holding a small part of the file is not worth a thread.
+            guard count >= 2, total * 4 >= trailer.objectCount else { return .none }
+            // The calling thread also builds a dictionary's table over its own keys before the
+            // join: it takes a little less of a dictionary's work.
+            let share = kind == 0xD ? 9 : 10
+            var firstOfWorker = count / 2
+            var sum = 0
+            try weigh { i, w in
+                sum += w
+                guard 20 * sum >= share * total else { return false }
+                firstOfWorker = i + 1
+                return true
+            }
+            return BinarySplitPlan(ancestors: ancestors, target: index, firstOfWorker: Swift.max(1, Swift.min(firstOfWorker, count - 1)))
+        }
+        return .none
+    }
+
+    /// Called as the target container opens (its depth counted, its state open): keeps the split
+    /// only at the target's first decode, reached through the planned path, whose containers the
+    /// worker then marks open (see ``decodeHalf(of:open:valueCount:onto:hashes:)``). Otherwise
+    /// the target is decoded as any container, and no split happens.
+    @inline(never)
+    mutating func confirmSplit(again: Bool) {
+        let onPath = !again && depth == splitPlan.ancestors.count + 1
+            && splitPlan.ancestors.allSatisfy { objects.state($0) == .open || objects.state($0) == .reopened }
+        if !onPath { splitTarget = -1 }
+    }
+
+    /// Decodes the target container `container`, just opened, with a worker thread: the calling
+    /// thread decodes the children before ``BinarySplitPlan/firstOfWorker``, the worker the rest.
+    /// Returns the container's value, as ``finish(_:values:keyClasses:)`` would.
+    mutating func decodeSplit(
+        _ container: Frame, values: inout PlistValueStack, keyClasses: inout BinaryKeyClasses
+    ) throws(PlistError) -> PlistValue {
+        splitTarget = -1
+        splitBegan = true
+        // The plan read the same count, so this is the planned entry; clamped all the same.
+        let split = Swift.max(1, Swift.min(splitPlan.firstOfWorker, container.count - 1))
+        var worker = container
+        worker.next = split
+        let startCount = valueCount
+        let job = BinarySplitWorker(
+            bytes: bytes, trailer: trailer, limits: limits, open: splitPlan.ancestors + [container.index],
+            container: worker, valueCount: startCount)
+        job.start()
+        var mine = container
+        mine.end = split
+        var ancestors = newAncestors()
+        let keysBase = values.count
+        do {
+            try decodeKeys(of: &mine, values: &values)
+            try walk(&mine, ancestors: &ancestors, values: &values, keyClasses: &keyClasses)
+        } catch {
+            // The worker reads the caller's bytes: it must be done before the read returns.
+            job.join()
+            throw error
+        }
+        // A dictionary's keys leave the stack now, and the calling thread starts its table with
+        // its own half while the worker may still be decoding.
+        var keys: [String] = []
+        var hashes: [UInt64] = []
+        var table: PlistKeyIndex?
+        var repeats = false
+        if container.isDictionary {
+            keys.reserveCapacity(container.count)
+            hashes.reserveCapacity(container.count)
+            Self.appendKeyHashes(split, at: keysBase, of: values, to: &hashes)
+            Self.takeKeys(split, at: keysBase, of: &values, into: &keys)
+            if container.count > PlistDictionary.linearSearchLimit {
+                let index = PlistKeyIndex(capacity: container.count)
+                repeats = Self.insertChecking(0..<split, of: keys, hashes: hashes, into: index)
+                table = index
+            }
+        }
+        job.join()
+        // On an error, the empty places the taken keys left below the values are dropped too.
+        if let error = job.failure {
+            Self.drop(from: keysBase, below: mine.base, of: &values)
+            throw error
+        }
+        var other = try job.takeHalf()
+        valueCount += other.valueCount - startCount
+        guard valueCount <= limits.maxValues else {
+            Self.drop(from: keysBase, below: mine.base, of: &values)
+            throw Self.limitError(.values, limits, at: container.refs)
+        }
+        var expanded = mine.expanded
+        expanded.add(other.expanded)
+        let value: PlistValue
+        if container.isDictionary {
+            Self.takeKeys(other.keyCount, at: 0, of: &other.values, into: &keys)
+            values.push(movingFrom: &other.values, from: other.keyCount)
+            other.values.dropLast(other.keyCount)
+            let entries = values.popArray(from: mine.base)
+            values.dropLast(split)
+            hashes.append(contentsOf: other.keyHashes)
+            if let table, !repeats, !Self.insertChecking(split..<container.count, of: keys, hashes: hashes, into: table) {
+                value = .dictionary(PlistDictionary(keys: keys, values: entries, index: table))
+            } else {
+                // A repeated key, or too few keys for a table: CoreFoundation keeps the first entry.
+                value = .dictionary(PlistDictionaryAssembler().assemble(keys: keys, values: entries, keeping: .firstValue).dictionary)
+            }
+        } else {
+            values.push(movingFrom: &other.values, from: 0)
+            value = .array(values.popArray(from: mine.base))
+        }
+        try checkExpansion(expanded, at: container.refs)
+        depth -= 1
+        // The split happens at the container's first decode (see `confirmSplit`).
+        objects.setState(container.index, .builtOnce)
+        deliveredSize = expanded
+        return value
+    }
+
+    /// Decodes the worker's half: the children `container.next..<container.end` of a container
+    /// the calling thread has open, beneath the open containers `open` (the path to it and the
+    /// container itself).
+    ///
+    /// The path's containers are marked open, as they are in the calling thread's scanner, so
+    /// a reference back to one of them is the cycle it is rather than a walk through the whole
+    /// container again; and the depth starts at the container's.
+    mutating func decodeHalf(
+        of container: Frame, open: [Int], valueCount start: Int, onto values: consuming PlistValueStack, hashes: consuming [UInt64]
+    ) throws(PlistError) -> BinarySplitHalf {
+        for index in open { objects.setState(index, .open) }
+        depth = open.count
+        valueCount = start
+        var ancestors = newAncestors()
+        var keyClasses = BinaryKeyClasses(objectCount: trailer.objectCount)
+        var half = container
+        half.base = 0
+        // The container itself is counted in the calling thread's half.
+        half.expanded.values = 0
+        try decodeKeys(of: &half, values: &values)
+        // The keys lie below `half.base`, which is 0 for an array.
+        let keyCount = half.base
+        try walk(&half, ancestors: &ancestors, values: &values, keyClasses: &keyClasses)
+        Self.appendKeyHashes(keyCount, at: 0, of: values, to: &hashes)
+        return BinarySplitHalf(values: values, keyCount: keyCount, keyHashes: hashes, expanded: half.expanded, valueCount: valueCount)
+    }
+
+    /// Decodes the keys of the entries `half.next..<half.end` of a split dictionary onto
+    /// `values`, as a dictionary too large to keep its keys does, and sets the half's values to
+    /// start above them. Does nothing for an array.
+    mutating func decodeKeys(of half: inout Frame, values: inout PlistValueStack) throws(PlistError) {
+        guard half.isDictionary else { return }
+        values.reserve(2 * (half.end - half.next))
+        for i in half.next..<half.end {
+            let keyBytes = try decodeUnkeptKey(referencedAt: half.refs + i * trailer.objectRefSize, onto: &values)
+            half.expanded.bytes = half.expanded.bytes.saturatingAdd(keyBytes)
+        }
+        half.base = values.count
+    }
+
+    /// Appends the ``SeededByteHash`` of each of the `count` key texts on `values` from `start`
+    /// to `hashes`: each thread hashes its own half of a split dictionary's keys.
+    static func appendKeyHashes(_ count: Int, at start: Int, of values: borrowing PlistValueStack, to hashes: inout [UInt64]) {
+        for i in start..<start + count {
+            guard case .string(let text) = values[i] else { preconditionFailure("a dictionary key that is not a string") }
+            hashes.append(SeededByteHash.hash(text, seed: SeededByteHash.processSeed).hash)
+        }
+    }
+
+    /// Removes the calling thread's half from `values`: its values from `base` up, and below
+    /// them from `start` the places its taken keys left empty.
+    static func drop(from start: Int, below base: Int, of values: inout PlistValueStack) {
+        _ = values.popArray(from: base)
+        values.dropLast(base - start)
+    }
+
+    /// Adds the keys at `range` to `table`; true when one repeats an earlier key.
+    static func insertChecking(_ range: Range<Int>, of keys: [String], hashes: [UInt64], into table: PlistKeyIndex) -> Bool {
+        keys.withUnsafeBufferPointer { keys in
+            hashes.withUnsafeBufferPointer { table.insertChecking(range, of: keys, knownHashes: $0) != nil }
+        }
+    }
+
+    /// Moves `count` key texts from `values`, starting at `start`, into `keys`, leaving their
+    /// places empty for the caller to drop.
+    static func takeKeys(_ count: Int, at start: Int, of values: inout PlistValueStack, into keys: inout [String]) {
+        for i in start..<start + count {
+            guard case .string(let text) = values.take(at: i) else { preconditionFailure("a dictionary key that is not a string") }
+            keys.append(text)
+        }
+    }
+}
+
+/// The worker's half of a split container: its key texts (for a dictionary) and then its
+/// values on one stack, with what the limits need.
+struct BinarySplitHalf: ~Copyable {
+    var values: PlistValueStack
+    let keyCount: Int
+    /// The ``SeededByteHash`` of each key text, under the process's seed.
+    let keyHashes: [UInt64]
+    let expanded: ExpandedSize
+    /// The worker's value count, which began at the calling thread's count at the split.
+    let valueCount: Int
+}
+
+/// One worker thread decoding one half of a split container.
+///
+/// `@unchecked Sendable`: the bytes it reads are the caller's, which are not `Sendable`; that
+/// is sound because the caller always joins the worker (``join()``) before its read returns or
+/// throws, so the bytes outlive every access. The outcome is written by the worker before it
+/// signals the semaphore and read by the caller only after waiting on it, which orders the two.
+final class BinarySplitWorker: @unchecked Sendable {
+    private let bytes: UnsafeRawBufferPointer
+    private let trailer: BinaryTrailer
+    private let limits: PlistLimits
+    private let open: [Int]
+    private let container: BinaryObjectScanner.Frame
+    private let valueCount: Int
+    private let done = DispatchSemaphore(value: 0)
+    private var half: BinarySplitHalf?
+    private var error: PlistError?
+
+    init(
+        bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, open: [Int],
+        container: BinaryObjectScanner.Frame, valueCount: Int
+    ) {
+        self.bytes = bytes
+        self.trailer = trailer
+        self.limits = limits
+        self.open = open
+        self.container = container
+        self.valueCount = valueCount
+    }
+
+    /// Starts the thread.
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            done.signal()
+        }
+        thread.start()
+    }
+
+    private func run() {
+        var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: false)
+        let entries = container.end - container.next
+        let values = PlistValueStack(capacity: container.isDictionary ? 2 * entries : entries)
+        var hashes: [UInt64] = []
+        if container.isDictionary { hashes.reserveCapacity(entries) }
+        do {
+            half = try scanner.decodeHalf(of: container, open: open, valueCount: valueCount, onto: values, hashes: hashes)
+        } catch {
+            self.error = error
+        }
+    }
+
+    /// Waits for the thread to finish. Called once.
+    func join() {
+        done.wait()
+    }
+
+    /// The finished worker's error, if it failed; read after ``join()``.
+    var failure: PlistError? { error }
+
+    /// The finished worker's half, or its error; called once, after ``join()``.
+    func takeHalf() throws(PlistError) -> BinarySplitHalf {
+        if let error { throw error }
+        guard let half = half.take() else { preconditionFailure("a worker finished with neither a half nor an error") }
+        return half
+    }
+}

@@ -1,0 +1,304 @@
+import Foundation
+import Testing
+@testable import TroveCore
+
+/// A two-thread decode forced on every input (threshold 0) against the one-thread decode.
+private struct TwoReads {
+    let sequential: Result<PlistValue, PlistError>
+    let parallel: Result<PlistValue, PlistError>
+    let split: Bool
+    let decodedAgain: Bool
+
+    init(_ bytes: [UInt8], limits: PlistLimits = .default) {
+        sequential = bytes.withUnsafeBytes { raw in
+            var reader = BinaryPlistReader(limits: limits)
+            reader.decodesInParallel = false
+            return Result { () throws(PlistError) in try reader.read(raw, keepingLayout: false).value }
+        }
+        var outcome = BinaryConcurrentDecode.Outcome()
+        parallel = bytes.withUnsafeBytes { raw in
+            Result { () throws(PlistError) in
+                let trailer = try BinaryTrailer(raw)
+                return try BinaryConcurrentDecode.decode(raw, trailer: trailer, limits: limits, outcome: &outcome)
+            }
+        }
+        split = outcome.split
+        decodedAgain = outcome.decodedAgain
+    }
+
+    /// Nil when both reads agree: the same value with every dictionary's keys in the same
+    /// order, or the same error.
+    var difference: String? {
+        switch (sequential, parallel) {
+        case (.success(let a), .success(let b)):
+            return sameInOrder(a, b) ? nil : "values differ"
+        case (.failure(let a), .failure(let b)):
+            return a == b ? nil : "errors differ: \(a) vs \(b)"
+        case (.success, .failure(let b)):
+            return "only the two-thread read failed: \(b)"
+        case (.failure(let a), .success):
+            return "only the one-thread read failed: \(a)"
+        }
+    }
+}
+
+/// Equal values whose dictionaries list their keys in the same order (`==` ignores order).
+private func sameInOrder(_ a: PlistValue, _ b: PlistValue) -> Bool {
+    switch (a, b) {
+    case (.array(let x), .array(let y)):
+        return x.count == y.count && zip(x, y).allSatisfy { sameInOrder($0, $1) }
+    case (.dictionary(let x), .dictionary(let y)):
+        return x.keys == y.keys && zip(x.keys, y.keys).allSatisfy { key, _ in sameInOrder(x[key]!, y[key]!) }
+    default:
+        return a == b
+    }
+}
+
+// MARK: - Hand-built files
+
+/// A marker byte with a count, followed by an extended count when it does not fit the nibble.
+private func counted(_ kind: UInt8, _ count: Int) -> [UInt8] {
+    count < 15 ? [kind << 4 | UInt8(count)] : [kind << 4 | 0x0F, 0x12] + binaryBigEndian(UInt64(count), width: 4)
+}
+
+private func refs(_ indices: [Int]) -> [UInt8] { indices.flatMap { binaryBigEndian(UInt64($0), width: 2) } }
+private func ascii(_ text: String) -> [UInt8] { counted(0x5, text.utf8.count) + Array(text.utf8) }
+private func array(_ children: [Int]) -> [UInt8] { counted(0xA, children.count) + refs(children) }
+private func dictionary(_ keys: [Int], _ values: [Int]) -> [UInt8] { counted(0xD, keys.count) + refs(keys) + refs(values) }
+private func integer(_ value: Int) -> [UInt8] { [0x11] + binaryBigEndian(UInt64(value), width: 2) }
+
+/// A builder with two-byte references and four-byte offsets, whose object 0 (the top) is set
+/// last, once its children's numbers are known.
+private func file(_ body: (inout BinaryPlistBuilder) -> [UInt8]) -> [UInt8] {
+    var builder = BinaryPlistBuilder()
+    builder.refSize = 2
+    builder.offsetSize = 4
+    builder.add([])
+    builder.objects[0] = body(&builder)
+    return builder.build()
+}
+
+/// An array of `count` records `{name: "record i", id: i}`, the two key strings shared, each
+/// record's objects numbered after it; `record` may replace any record.
+private func records(_ count: Int, _ builder: inout BinaryPlistBuilder, record: ((Int, inout BinaryPlistBuilder) -> Int?)? = nil) -> [Int] {
+    let name = builder.add(ascii("name"))
+    let id = builder.add(ascii("id"))
+    return (0..<count).map { i in
+        if let special = record?(i, &builder) { return special }
+        let index = builder.add([])
+        let text = builder.add(ascii("record \(i)"))
+        let number = builder.add(integer(i))
+        builder.objects[index] = dictionary([name, id], [text, number])
+        return index
+    }
+}
+
+@Suite("Binary decode on two threads")
+struct BinaryConcurrentDecodeTests {
+    @Test("every binary fixture reads the same on two threads as on one",
+          .enabled(if: BinaryFixtures.available, "fixture corpus not found: set TROVE_FIXTURES or place it at ../shared/fixtures"))
+    func corpus() {
+        var splits = 0
+        for row in BinaryFixtures.binaryRows {
+            let reads = TwoReads(row.bytes)
+            if reads.split { splits += 1 }
+            #expect(reads.difference == nil, "\(row.path): \(reads.difference ?? "")")
+        }
+        // Most fixtures are too small to offer a container worth splitting; many are not.
+        #expect(splits > 20)
+    }
+
+    @Test("generated documents split and read the same", arguments: [
+        "dictionary", "array", "nested", "wide dictionaries",
+    ])
+    func generated(_ shape: String) throws {
+        let value: PlistValue
+        switch shape {
+        case "dictionary":
+            value = .dictionary(PlistDictionary((0..<5000).map { ("key \($0)", $0 % 3 == 0 ? .string("value \($0)") : .integer(PlistInteger($0))) }))
+        case "array":
+            value = .array((0..<3000).map { i in
+                i % 4 == 0 ? .array([.integer(PlistInteger(i)), .string("s\(i % 50)")]) : .real(PlistReal(Double(i) / 7))
+            })
+        case "nested":
+            let records: [PlistValue] = (0..<800).map { i in
+                .dictionary(["id": .integer(PlistInteger(i)), "tags": .array([.string("t\(i % 7)"), .bool(i % 2 == 0)]), "name": .string("n\(i)")])
+            }
+            value = .dictionary(["version": .integer(3), "records": .array(records), "title": .string("nested")])
+        default:
+            value = .array((0..<40).map { j in .dictionary(PlistDictionary((0..<60).map { ("k\($0)", .integer(PlistInteger($0 * j))) })) })
+        }
+        let bytes = try BinaryPlistWriter().write(value)
+        let reads = TwoReads(bytes)
+        #expect(reads.split)
+        #expect(!reads.decodedAgain)
+        #expect(reads.difference == nil)
+        #expect(sameInOrder(try reads.parallel.get(), value))
+    }
+
+    @Test("objects referenced from both halves and after the split container")
+    func sharedObjects() throws {
+        let bytes = file { b in
+            let shared = b.add([])
+            let sharedText = b.add(ascii("shared text"))
+            let inner = b.add(array([sharedText]))
+            b.objects[shared] = array([inner, sharedText])
+            let list = b.add([])
+            let children = records(300, &b) { i, _ in i % 37 == 0 ? shared : nil }
+            b.objects[list] = array(children)
+            let keys = [b.add(ascii("before")), b.add(ascii("list")), b.add(ascii("after"))]
+            return dictionary(keys, [shared, list, shared])
+        }
+        let reads = TwoReads(bytes)
+        #expect(reads.split)
+        #expect(!reads.decodedAgain)
+        #expect(reads.difference == nil)
+    }
+
+    @Test("a key repeated across the two halves keeps its first entry")
+    func repeatedKeysAcrossHalves() throws {
+        let bytes = file { b in
+            let keys = (0..<200).map { b.add(ascii("k\($0)")) }
+            // The second half repeats the first half's keys as separate objects.
+            let repeats = (0..<200).map { b.add(ascii("k\($0)")) }
+            let values = (0..<400).map { b.add(integer($0)) }
+            return dictionary(keys + repeats, values)
+        }
+        let reads = TwoReads(bytes)
+        #expect(reads.split)
+        #expect(reads.difference == nil)
+        guard case .dictionary(let read) = try reads.parallel.get() else { Issue.record("not a dictionary"); return }
+        #expect(read.count == 200)
+        #expect(read.keys.first == "k0" && read.keys.last == "k199")
+        #expect(read["k5"] == .integer(5))
+    }
+
+    @Test("malformed input fails with the one-thread read's error", arguments: [
+        "cycle through the split container", "cycle in the worker's half", "non-string key in the first half",
+        "non-string key in the worker's half", "too deep in the worker's half", "bad reference in each half",
+        "bad value in the first half, bad key in the worker's half",
+    ])
+    func malformed(_ kind: String) throws {
+        var limits = PlistLimits.default
+        let bytes: [UInt8]
+        switch kind {
+        case "cycle through the split container":
+            bytes = file { b in array(records(300, &b) { i, _ in i == 250 ? 0 : nil }) }
+        case "cycle in the worker's half":
+            bytes = file { b in
+                array(records(300, &b) { i, b in
+                    guard i == 280 else { return nil }
+                    let x = b.add([])
+                    let y = b.add(array([x]))
+                    b.objects[x] = array([y])
+                    return x
+                })
+            }
+        case "non-string key in the first half", "non-string key in the worker's half":
+            let bad = kind.contains("first") ? 10 : 290
+            bytes = file { b in
+                let keys = (0..<300).map { i in b.add(i == bad ? integer(i) : ascii("k\(i)")) }
+                return dictionary(keys, (0..<300).map { b.add(integer($0)) })
+            }
+        case "too deep in the worker's half":
+            limits.maxDepth = 8
+            bytes = file { b in
+                array(records(300, &b) { i, b in
+                    guard i == 290 else { return nil }
+                    let top = b.add([])
+                    var previous = top
+                    for _ in 0..<10 {
+                        let next = b.add([])
+                        b.objects[previous] = array([next])
+                        previous = next
+                    }
+                    b.objects[previous] = array([])
+                    return top
+                })
+            }
+        case "bad value in the first half, bad key in the worker's half":
+            // One thread reads every key before any value, so the key's error comes first,
+            // although the calling thread's half fails first.
+            bytes = file { b in
+                let keys = (0..<300).map { i in b.add(i == 290 ? integer(i) : ascii("k\(i)")) }
+                return dictionary(keys, (0..<300).map { i in b.add(i == 10 ? array([60000]) : integer(i)) })
+            }
+        default:
+            // The first half's error comes first in walk order, as on one thread.
+            bytes = file { b in
+                array(records(300, &b) { i, b in
+                    guard i == 20 || i == 280 else { return nil }
+                    return b.add(array([60000 + i]))
+                })
+            }
+        }
+        let reads = TwoReads(bytes, limits: limits)
+        #expect(reads.split)
+        guard case .failure = reads.sequential else { Issue.record("\(kind) was read"); return }
+        #expect(reads.difference == nil)
+    }
+
+    @Test("the value limit holds over both halves together")
+    func valueLimitOverBothHalves() throws {
+        // The list (1 + 300 references), the two key strings, and 300 records of 5 values (the
+        // dictionary, its 2 entries, 2 strings or numbers): 1,803 values.
+        let bytes = file { b in array(records(300, &b)) }
+        var limits = PlistLimits.default
+        limits.maxValues = 1802
+        // Each half alone stays under the limit: only the sum exceeds it.
+        let reads = TwoReads(bytes, limits: limits)
+        #expect(reads.split)
+        guard case .failure(let error) = reads.sequential else { Issue.record("read under a limit of 1802"); return }
+        #expect(error.code == PlistLimit.values.code)
+        #expect(reads.difference == nil)
+        // At the limit: the halves' sum counts the two key strings twice, so only the decode
+        // on one thread that follows confirms the file is within it.
+        limits.maxValues = 1803
+        let atLimit = TwoReads(bytes, limits: limits)
+        #expect(atLimit.difference == nil)
+        #expect(atLimit.decodedAgain)
+        limits.maxValues = 1805
+        let within = TwoReads(bytes, limits: limits)
+        #expect(within.difference == nil)
+        #expect(!within.decodedAgain)
+    }
+
+    @Test("objects both halves reach count once, as on one thread")
+    func valueLimitWithSharedObjects() throws {
+        // Every record is one shared dictionary: the halves each count it, the file once.
+        let bytes = file { b in
+            let shared = b.add([])
+            let children = records(300, &b) { _, _ in shared }
+            // Objects 2 and 3 are the strings "name" and "id" `records` adds first.
+            b.objects[shared] = dictionary([2], [3])
+            return array(children)
+        }
+        var limits = PlistLimits.default
+        // top (1 + 300 references), the two key strings, the shared dictionary (1 + 1 entry).
+        limits.maxValues = 305
+        let reads = TwoReads(bytes, limits: limits)
+        #expect(reads.split)
+        #expect(reads.decodedAgain)
+        #expect(reads.difference == nil)
+        #expect(throws: Never.self) { try reads.sequential.get() }
+    }
+
+    @Test("the option turns the two threads off, and reads agree either way")
+    func option() throws {
+        #expect(PlistReadOptions().decodesBinaryInParallel)
+        #expect(BinaryPlistReader().decodesInParallel)
+        let value = PlistValue.array((0..<60000).map { .string("string number \($0)") })
+        let data = Data(try BinaryPlistWriter().write(value))
+        #expect(data.count >= BinaryConcurrentDecode.defaultMinimumSize)
+        var options = PlistReadOptions(keepsLayout: false)
+        let on = try Plist.read(data, options: options).value
+        options.decodesBinaryInParallel = false
+        let off = try Plist.read(data, options: options).value
+        #expect(sameInOrder(on, value) && sameInOrder(off, value))
+        var reader = BinaryPlistReader()
+        #expect(reader.splits(data.count, objects: 60001) == BinaryConcurrentDecode.hasTwoProcessors)
+        #expect(!reader.splits(data.count, objects: 100))
+        reader.decodesInParallel = false
+        #expect(!reader.splits(data.count, objects: 60001))
+    }
+}
