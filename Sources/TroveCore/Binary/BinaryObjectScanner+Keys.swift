@@ -18,10 +18,7 @@ extension BinaryObjectScanner {
         of frame: Frame, values: inout PlistValueStack, into keys: inout [String], keyClasses: inout BinaryKeyClasses
     ) -> Bool {
         let keyBase = frame.base - frame.count
-        for i in 0..<frame.count {
-            guard case .string(let text) = values.take(at: keyBase + i) else { preconditionFailure("a dictionary key that is not a string") }
-            keys.append(text)
-        }
+        Self.takeKeys(frame.count, at: keyBase, of: &values, into: &keys)
         if keepsLayout {
             for i in 0..<frame.count {
                 let object = key(i, of: frame)

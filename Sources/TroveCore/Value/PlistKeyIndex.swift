@@ -114,27 +114,8 @@ final class PlistKeyIndex: @unchecked Sendable {
     {
         precondition(keys.count <= maximumCount, "a dictionary of more than \(maximumCount) keys")
         let index = PlistKeyIndex(capacity: keys.count, seed: seed)
-        var position = 0
-        if index.isLarge {
-            // Each key's bucket is a cache miss the processor cannot overlap with the probe that
-            // waits on it; hashing keys a few places ahead and touching their buckets lets those
-            // misses run side by side (a 200,000-key dictionary spent 30% of its decode here).
-            var repeated = false
-            position = index.placeLookingAhead(keys.count, hashOf: { index.hash(keys[$0]) }) { position, h in
-                switch index.insert(position, of: keys, hash: h) {
-                case .placed: return true
-                case .repeated: repeated = true
-                case .budgetSpent: break
-                }
-                return false
-            }
-            if repeated { return .failure(RepeatedKey(position: position)) }
-        }
-        // Small tables, and the rest of a large one once crafted collisions switched it to
-        // `Hasher` (the hashes looked ahead are then stale): one key at a time.
-        while position < keys.count {
-            if index.insert(position, of: keys) != nil { return .failure(RepeatedKey(position: position)) }
-            position += 1
+        if let position = index.placeChecking(0..<keys.count, of: keys, hashOf: { index.hash(keys[$0]) }) {
+            return .failure(RepeatedKey(position: position))
         }
         return .success(index)
     }
@@ -148,10 +129,21 @@ final class PlistKeyIndex: @unchecked Sendable {
     /// adds its half's keys while the worker still decodes, and the worker's after the join.
     func insertChecking(_ range: Range<Int>, of keys: UnsafeBufferPointer<String>, knownHashes: UnsafeBufferPointer<UInt64>) -> Int? {
         precondition(range.lowerBound == count && 2 * (range.upperBound + removed) <= bucketCount, "positions are added in order")
+        return placeChecking(range, of: keys, hashOf: { knownHashes[$0] })
+    }
+
+    /// Places the keys at the positions of `range`, which follow every position in the table,
+    /// each checked against the keys before it; returns the first position whose key repeats an
+    /// earlier one, or nil. `hashOf` gives a position's key hash under the seeded hash.
+    @inline(__always)
+    private func placeChecking(_ range: Range<Int>, of keys: UnsafeBufferPointer<String>, hashOf: (Int) -> UInt64) -> Int? {
         var position = range.lowerBound
         if isLarge && !usesKeyedHash {
+            // Each key's bucket is a cache miss the processor cannot overlap with the probe that
+            // waits on it; hashing keys a few places ahead and touching their buckets lets those
+            // misses run side by side (a 200,000-key dictionary spent 30% of its decode here).
             var repeated = false
-            position = placeLookingAhead(range, hashOf: { knownHashes[$0] }) { position, h in
+            position = placeLookingAhead(range, hashOf: hashOf) { position, h in
                 switch insert(position, of: keys, hash: h) {
                 case .placed: return true
                 case .repeated: repeated = true
@@ -161,7 +153,8 @@ final class PlistKeyIndex: @unchecked Sendable {
             }
             if repeated { return position }
         }
-        // Small tables, and the rest once crafted collisions switched the table to `Hasher`.
+        // Small tables, and the rest of a large one once crafted collisions switched it to
+        // `Hasher` (the hashes looked ahead are then stale): one key at a time.
         while position < range.upperBound {
             if insert(position, of: keys) != nil { return position }
             position += 1
