@@ -7,8 +7,16 @@ import Trove
 struct TroveEngine: PlistEngine {
     var name: String { "trove" }
 
+    /// Without layout notes; `TROVE_ONE_THREAD` in the environment also turns off the two-thread
+    /// binary decode, to time the one-thread decode of the same files in the same conditions.
+    static let readOptions: PlistReadOptions = {
+        var options = PlistReadOptions(keepsLayout: false)
+        if ProcessInfo.processInfo.environment["TROVE_ONE_THREAD"] != nil { options.decodesBinaryInParallel = false }
+        return options
+    }()
+
     func decode(_ document: Data, format: DocumentFormat) throws -> PlistValue {
-        try Plist.read(document, options: PlistReadOptions(keepsLayout: false)).value
+        try Plist.read(document, options: Self.readOptions).value
     }
 
     func encode(_ value: PlistValue, format: DocumentFormat) throws -> any EncodedDocument {

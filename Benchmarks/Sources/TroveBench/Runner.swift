@@ -1,3 +1,4 @@
+import BenchmarkModels
 import Foundation
 
 /// How long and how often each operation is timed.
@@ -62,11 +63,14 @@ struct Runner {
     let plan: RunPlan
     /// Whether to gauge each engine's peak memory growth on its last warm-up run.
     let gaugesMemory: Bool
+    /// Whether each timed run follows an untimed run of the same engine (see `measure`).
+    let settles: Bool
     private let clock = ContinuousClock()
 
-    init(plan: RunPlan, gaugesMemory: Bool) {
+    init(plan: RunPlan, gaugesMemory: Bool, settles: Bool = true) {
         self.plan = plan
         self.gaugesMemory = gaugesMemory
+        self.settles = settles
     }
 
     /// Runs every operation of a case. `scratch` holds one ``EngineScratch`` per engine name,
@@ -95,6 +99,7 @@ struct Runner {
         // (the last warm-up run has its code paged in and its one-time setup done).
         var samples: [String: [Duration]] = [:]
         var wanted: [String: Int] = [:]
+        var settling: Set<String> = []
         for (engine, body) in bodies {
             var last = Duration.zero
             for warmup in 0..<max(plan.warmups, 1) {
@@ -113,22 +118,37 @@ struct Runner {
             }
             guard outcomes[engine] == nil else { continue }
             wanted[engine] = runCount(estimate: last)
+            // A slow run's own work dwarfs what it inherits; settling it would double the time of
+            // the slowest engines for nothing.
+            if settles && last < plan.slowRun { settling.insert(engine) }
         }
 
         // Timed runs, alternating between engines; an engine with enough samples sits out.
         let live = bodies.filter { outcomes[$0.engine] == nil }
-        var round = 0
+        // Each round runs the engines in a new order, and (unless `settles` is off) every timed
+        // run shorter than `plan.slowRun` follows an untimed run of the same engine. A run inherits the state its predecessor
+        // left: the caches it filled, and the allocator's free lists after its tree was released.
+        // glibc defers merging small freed chunks until the next request of 1 KB or more, so the
+        // engine that runs next pays for its predecessor's frees: a 1.2 KB binary decode that
+        // takes 5 us takes 12 us after 1,000 small chunks were freed, 75 us after 10,000.
+        // libplist allocates only small nodes and never pays; Trove's arrays and scratch buffers
+        // do. Rotating one fixed order kept Trove behind libplist in every round (and Trove's
+        // lossless column, which does strictly more work, behind Trove, where it measured
+        // faster). The settling run makes each engine pay for its own garbage, as it would in a
+        // loop of its own; the shuffle, with a fixed seed, spreads load changes over all engines.
+        var orders = SeededGenerator(seed: 0x0DE5_1A7E)
         while live.contains(where: { (samples[$0.engine]?.count ?? 0) < (wanted[$0.engine] ?? 0) && outcomes[$0.engine] == nil }) {
-            // Rotating the starting engine keeps any one engine from always following another's garbage.
-            for offset in 0..<live.count {
-                let (engine, body) = live[(round + offset) % live.count]
+            for (engine, body) in live.shuffled(using: &orders) {
                 guard outcomes[engine] == nil, (samples[engine]?.count ?? 0) < (wanted[engine] ?? 0) else { continue }
+                if settling.contains(engine), case .failure(let error) = time(body, gauge: nil) {
+                    outcomes[engine] = .failed("\(error)")
+                    continue
+                }
                 switch time(body, gauge: nil) {
                 case .success(let (elapsed, _)): samples[engine, default: []].append(elapsed)
                 case .failure(let error): outcomes[engine] = .failed("\(error)")
                 }
             }
-            round += 1
         }
         for (engine, durations) in samples where outcomes[engine] == nil && !durations.isEmpty {
             outcomes[engine] = .measured(median: median(durations), runs: durations.count)

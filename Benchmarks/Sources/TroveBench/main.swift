@@ -23,6 +23,8 @@ let usage = """
       --archive [--quick|--full] [--sizes 1000,10000,...]
                            only the keyed-archive benchmark: archive and unarchive object graphs against
                            Foundation's NSKeyedArchiver/NSKeyedUnarchiver
+      --unsettled          time each run right after another engine's run, with no untimed run of
+                           the same engine between (it then pays for the other engine's frees)
       --no-extra           skip the OpenStep, JSON and Codable cases (Trove and Foundation only)
       --scaling            print Trove's throughput against document size, nesting depth and
                            dictionary size, with libplist's beside it, instead of the
@@ -43,6 +45,7 @@ struct Options {
     var corpusOutput: String?
     var includesExtraCases = true
     var scaling = false
+    var settles = true
 
     init(arguments: [String]) {
         var remaining = arguments[...]
@@ -65,6 +68,7 @@ struct Options {
             case "--write-corpus": corpusOutput = value(for: argument)
             case "--no-extra": includesExtraCases = false
             case "--scaling": scaling = true
+            case "--unsettled": settles = false
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -197,7 +201,7 @@ if let corpusOutput = options.corpusOutput {
 
 // Check and time case by case; the decoded values the check produces are the encoders' inputs.
 let measuredEngines = engines(includingLayout: options.includesLayout)
-let runner = Runner(plan: options.plan, gaugesMemory: options.memory == .inline)
+let runner = Runner(plan: options.plan, gaugesMemory: options.memory == .inline, settles: options.settles)
 var results: [OperationResult] = []
 var checks: [String: String] = [:]
 for entry in entries {

@@ -11,7 +11,8 @@ import Trove
 // same, but every decoded value lives until the process exits, so that the profile holds no
 // tree destruction: the benchmark frees results outside its timing too), `decode-timed` (each
 // read timed alone and its value released after the clock stops, as the benchmark does; it also
-// prints the thread's CPU time per read, which a busy machine disturbs less), `decode-layout`,
+// prints the thread's CPU time per read, which a busy machine disturbs less; `TROVE_FREED_CHUNKS=N`
+// frees N small chunks before each read), `decode-layout`,
 // `encode-binary`, `encode-xml`, `encode-openstep`, `encode-json` (each writes the value decoded
 // from FILE without layout notes) or `roundtrip-layout` (writes FILE back following its notes).
 // The input is decoded once before the loop for the encoders, so their profile holds only writing.
@@ -77,7 +78,14 @@ do {
         // waited for a core.
         var reading = Duration.zero
         var computing = Duration.zero
+        // TROVE_FREED_CHUNKS=N frees N small chunks (24-88 bytes) before each read, untimed, as
+        // another engine's released tree leaves them: what a read pays for freed memory it did
+        // not free itself (glibc merges such chunks at the next request of 1 KB or more).
+        let freedChunks = Int(ProcessInfo.processInfo.environment["TROVE_FREED_CHUNKS"] ?? "0") ?? 0
+        var chunks = [UnsafeMutableRawPointer?](repeating: nil, count: freedChunks)
         for _ in 0..<repeats {
+            for i in 0..<freedChunks { chunks[i] = malloc(24 + (i % 5) * 16) }
+            for i in 0..<freedChunks { free(chunks[i]) }
             let cpuStart = threadCPUTime()
             let start = ContinuousClock.now
             let value = try Plist.read(data, options: plain).value
