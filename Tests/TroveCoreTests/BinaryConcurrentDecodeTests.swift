@@ -8,14 +8,19 @@ private struct TwoReads {
     let parallel: Result<PlistValue, PlistError>
     let split: Bool
     let decodedAgain: Bool
+    let jobsTakenByCaller: Int
 
-    init(_ bytes: [UInt8], limits: PlistLimits = .default) {
+    /// `schedule` says who takes the split container's later jobs. The default, the worker
+    /// alone, is deterministic: with both threads taking jobs, which objects each scanner keeps,
+    /// and so how often a value limit counts a shared object, depends on timing.
+    init(_ bytes: [UInt8], limits: PlistLimits = .default, schedule: BinaryConcurrentDecode.SplitSchedule = .workerOnly) {
         sequential = bytes.withUnsafeBytes { raw in
             var reader = BinaryPlistReader(limits: limits)
             reader.decodesInParallel = false
             return Result { () throws(PlistError) in try reader.read(raw, keepingLayout: false).value }
         }
         var outcome = BinaryConcurrentDecode.Outcome()
+        outcome.schedule = schedule
         parallel = bytes.withUnsafeBytes { raw in
             Result { () throws(PlistError) in
                 let trailer = try BinaryTrailer(raw)
@@ -24,6 +29,7 @@ private struct TwoReads {
         }
         split = outcome.split
         decodedAgain = outcome.decodedAgain
+        jobsTakenByCaller = outcome.jobsTakenByCaller
     }
 
     /// Nil when both reads agree: the same value with every dictionary's keys in the same
@@ -93,6 +99,9 @@ private func records(_ count: Int, _ builder: inout BinaryPlistBuilder, record: 
     }
 }
 
+/// Every way the jobs of a split container can be taken.
+private let schedules: [BinaryConcurrentDecode.SplitSchedule] = [.shared, .callerOnly, .workerOnly]
+
 @Suite("Binary decode on two threads")
 struct BinaryConcurrentDecodeTests {
     @Test("every binary fixture reads the same on two threads as on one",
@@ -100,9 +109,11 @@ struct BinaryConcurrentDecodeTests {
     func corpus() {
         var splits = 0
         for row in BinaryFixtures.binaryRows {
-            let reads = TwoReads(row.bytes)
-            if reads.split { splits += 1 }
-            #expect(reads.difference == nil, "\(row.path): \(reads.difference ?? "")")
+            for schedule in schedules {
+                let reads = TwoReads(row.bytes, schedule: schedule)
+                if reads.split && schedule == .shared { splits += 1 }
+                #expect(reads.difference == nil, "\(row.path), \(schedule): \(reads.difference ?? "")")
+            }
         }
         // Most fixtures are too small to offer a container worth splitting; many are not.
         #expect(splits > 20)
@@ -110,8 +121,8 @@ struct BinaryConcurrentDecodeTests {
 
     @Test("generated documents split and read the same", arguments: [
         "dictionary", "array", "nested", "wide dictionaries",
-    ])
-    func generated(_ shape: String) throws {
+    ], schedules)
+    func generated(_ shape: String, _ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
         let value: PlistValue
         switch shape {
         case "dictionary":
@@ -129,15 +140,20 @@ struct BinaryConcurrentDecodeTests {
             value = .array((0..<40).map { j in .dictionary(PlistDictionary((0..<60).map { ("k\($0)", .integer(PlistInteger($0 * j))) })) })
         }
         let bytes = try BinaryPlistWriter().write(value)
-        let reads = TwoReads(bytes)
+        let reads = TwoReads(bytes, schedule: schedule)
         #expect(reads.split)
         #expect(!reads.decodedAgain)
         #expect(reads.difference == nil)
         #expect(sameInOrder(try reads.parallel.get(), value))
+        switch schedule {
+        case .callerOnly: #expect(reads.jobsTakenByCaller == BinarySplitJobs.count)
+        case .workerOnly: #expect(reads.jobsTakenByCaller == 0)
+        case .shared: #expect(reads.jobsTakenByCaller <= BinarySplitJobs.count)
+        }
     }
 
-    @Test("objects referenced from both halves and after the split container")
-    func sharedObjects() throws {
+    @Test("objects referenced from both halves and after the split container", arguments: schedules)
+    func sharedObjects(_ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
         let bytes = file { b in
             let shared = b.add([])
             let sharedText = b.add(ascii("shared text"))
@@ -149,14 +165,14 @@ struct BinaryConcurrentDecodeTests {
             let keys = [b.add(ascii("before")), b.add(ascii("list")), b.add(ascii("after"))]
             return dictionary(keys, [shared, list, shared])
         }
-        let reads = TwoReads(bytes)
+        let reads = TwoReads(bytes, schedule: schedule)
         #expect(reads.split)
         #expect(!reads.decodedAgain)
         #expect(reads.difference == nil)
     }
 
-    @Test("a key repeated across the two halves keeps its first entry")
-    func repeatedKeysAcrossHalves() throws {
+    @Test("a key repeated across the two halves keeps its first entry", arguments: schedules)
+    func repeatedKeysAcrossHalves(_ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
         let bytes = file { b in
             let keys = (0..<200).map { b.add(ascii("k\($0)")) }
             // The second half repeats the first half's keys as separate objects.
@@ -164,7 +180,7 @@ struct BinaryConcurrentDecodeTests {
             let values = (0..<400).map { b.add(integer($0)) }
             return dictionary(keys + repeats, values)
         }
-        let reads = TwoReads(bytes)
+        let reads = TwoReads(bytes, schedule: schedule)
         #expect(reads.split)
         #expect(reads.difference == nil)
         guard case .dictionary(let read) = try reads.parallel.get() else { Issue.record("not a dictionary"); return }
@@ -177,8 +193,8 @@ struct BinaryConcurrentDecodeTests {
         "cycle through the split container", "cycle in the worker's half", "non-string key in the first half",
         "non-string key in the worker's half", "too deep in the worker's half", "bad reference in each half",
         "bad value in the first half, bad key in the worker's half",
-    ])
-    func malformed(_ kind: String) throws {
+    ], schedules)
+    func malformed(_ kind: String, _ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
         var limits = PlistLimits.default
         let bytes: [UInt8]
         switch kind {
@@ -232,7 +248,7 @@ struct BinaryConcurrentDecodeTests {
                 })
             }
         }
-        let reads = TwoReads(bytes, limits: limits)
+        let reads = TwoReads(bytes, limits: limits, schedule: schedule)
         #expect(reads.split)
         guard case .failure = reads.sequential else { Issue.record("\(kind) was read"); return }
         #expect(reads.difference == nil)
@@ -261,6 +277,16 @@ struct BinaryConcurrentDecodeTests {
         let within = TwoReads(bytes, limits: limits)
         #expect(within.difference == nil)
         #expect(!within.decodedAgain)
+        // The jobs the calling thread takes count into its own count, once, as on one thread:
+        // alone, it fails under the limit and reads the file at it without a second decode.
+        limits.maxValues = 1802
+        let aloneUnder = TwoReads(bytes, limits: limits, schedule: .callerOnly)
+        #expect(aloneUnder.difference == nil)
+        #expect(aloneUnder.jobsTakenByCaller == BinarySplitJobs.count)
+        limits.maxValues = 1803
+        let aloneAtLimit = TwoReads(bytes, limits: limits, schedule: .callerOnly)
+        #expect(aloneAtLimit.difference == nil)
+        #expect(!aloneAtLimit.decodedAgain)
     }
 
     @Test("objects both halves reach count once, as on one thread")

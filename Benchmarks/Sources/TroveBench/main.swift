@@ -1,5 +1,6 @@
 import Foundation
 import BenchmarkModels
+import Trove
 
 // TroveBench: Trove against Foundation's PropertyListSerialization and libplist, in one process.
 // Usage is in Benchmarks/README.md and `--help`.
@@ -16,6 +17,7 @@ let usage = """
       --no-memory          same as --memory none
       --layout             also measure Trove's lossless path (layout notes kept and followed)
       --write-corpus DIR   write every input as NAME.binary.plist / NAME.xml.plist into DIR and exit
+                           (with --scaling also mixed-100m, the size scaling's largest document)
       --lazy [--quick|--full] [--sizes 10,100]
                            only the lazy lookup benchmark: one key from generated ~10/100 MB binary plists
       --preferences [--quick]
@@ -134,7 +136,7 @@ print("machine: \(machineDescription())")
 print("command: \(CommandLine.arguments.joined(separator: " "))")
 print()
 
-if options.scaling {
+if options.scaling && options.corpusOutput == nil {
     Scaling.run(quick: options.plan.name == RunPlan.quick.name)
     print("total time \((ContinuousClock.now - startedAt).components.seconds) s")
     exit(0)
@@ -191,6 +193,12 @@ if let corpusOutput = options.corpusOutput {
                 encoder.outputFormat = format == .binary ? .binary : .xml
                 try encoder.encode(export).write(to: Corpus.fileURL(directory: directory, name: "codable-2k", format: format))
             }
+        }
+        // With --scaling, the size scaling's largest point too, for profiling what 100 MB costs.
+        if options.scaling {
+            let records = CorpusGenerator().mixedRecords(count: 850 * 100)
+            try Plist.write(records, as: .binary).write(to: Corpus.fileURL(directory: directory, name: "mixed-100m", format: .binary))
+            try Plist.write(records, as: .xml).write(to: Corpus.fileURL(directory: directory, name: "mixed-100m", format: .xml))
         }
         print("corpus written to \(directory.path)")
         exit(0)

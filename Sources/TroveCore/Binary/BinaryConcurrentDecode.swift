@@ -42,8 +42,23 @@ enum BinaryConcurrentDecode {
     /// What a decode did, for tests: whether it split a container, and whether it then decoded
     /// the file again on one thread after an error.
     struct Outcome: ~Copyable {
+        /// Who may take the jobs of a split container's later children (set before the decode).
+        var schedule = SplitSchedule.shared
         var split = false
         var decodedAgain = false
+        /// How many jobs the calling thread took from the worker's part.
+        var jobsTakenByCaller = 0
+    }
+
+    /// Who takes the jobs of a split container's later children (see ``BinarySplitJobs``); all
+    /// but ``shared`` are for tests, which cannot make a thread run late on demand.
+    enum SplitSchedule {
+        /// Both threads, first come first served.
+        case shared
+        /// The calling thread alone, the worker never started: a machine too busy to run it.
+        case callerOnly
+        /// The worker alone; the calling thread waits for it after its own half.
+        case workerOnly
     }
 
     /// Decodes the top object of the validated file `bytes`, splitting one large container's
@@ -56,8 +71,10 @@ enum BinaryConcurrentDecode {
             // The first scanner's slots are released before any second decode allocates its own.
             var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: false)
             scanner.planSplit()
+            scanner.splitSchedule = outcome.schedule
             first = Result { () throws(PlistError) in try scanner.decodeTop() }
             outcome.split = scanner.splitBegan
+            outcome.jobsTakenByCaller = scanner.splitJobsTakenByCaller
         }
         guard case .failure = first, outcome.split else { return try first.get() }
         outcome.decodedAgain = true
@@ -172,8 +189,9 @@ extension BinaryObjectScanner {
     }
 
     /// Decodes the target container `container`, just opened, with a worker thread: the calling
-    /// thread decodes the children before ``BinarySplitPlan/firstOfWorker``, the worker the rest.
-    /// Returns the container's value, as ``finish(_:values:keyClasses:)`` would.
+    /// thread decodes the children before ``BinarySplitPlan/firstOfWorker``, and the two threads
+    /// share the rest as ``BinarySplitJobs``. Returns the container's value, as
+    /// ``finish(_:values:keyClasses:)`` would.
     mutating func decodeSplit(
         _ container: Frame, values: inout PlistValueStack, keyClasses: inout BinaryKeyClasses
     ) throws(PlistError) -> PlistValue {
@@ -181,13 +199,10 @@ extension BinaryObjectScanner {
         splitBegan = true
         // The plan read the same count, so this is the planned entry; clamped all the same.
         let split = Swift.max(1, Swift.min(splitPlan.firstOfWorker, container.count - 1))
-        var worker = container
-        worker.next = split
-        let startCount = valueCount
-        let job = BinarySplitWorker(
+        let jobs = BinarySplitJobs(
             bytes: bytes, trailer: trailer, limits: limits, open: splitPlan.ancestors + [container.index],
-            container: worker, valueCount: startCount)
-        job.start()
+            container: container, workerStart: split, valueCount: valueCount)
+        if splitSchedule != .callerOnly { jobs.startWorker() }
         var mine = container
         mine.end = split
         var ancestors = newAncestors()
@@ -197,7 +212,8 @@ extension BinaryObjectScanner {
             try walk(&mine, ancestors: &ancestors, values: &values, keyClasses: &keyClasses)
         } catch {
             // The worker reads the caller's bytes: it must be done before the read returns.
-            job.join()
+            jobs.takeAllRemaining()
+            jobs.waitForWorker()
             throw error
         }
         // A dictionary's keys leave the stack now, and the calling thread starts its table with
@@ -217,28 +233,46 @@ extension BinaryObjectScanner {
                 table = index
             }
         }
-        job.join()
+        // Then the jobs the worker has not taken, each onto a stack of its own: the worker may
+        // hold the jobs between them.
+        if splitSchedule != .workerOnly {
+            while let job = jobs.takeForCaller() {
+                do {
+                    jobs.record(try decodeJob(jobs.ranges[job], of: container, keyClasses: &keyClasses), ofJob: job)
+                } catch {
+                    // The jobs still untaken do not matter now: the read decodes again on one thread.
+                    jobs.record(error, ofJob: job)
+                    jobs.takeAllRemaining()
+                }
+                splitJobsTakenByCaller += 1
+            }
+        }
+        jobs.waitForWorker()
         // On an error, the empty places the taken keys left below the values are dropped too.
-        if let error = job.failure {
+        if let error = jobs.firstFailure {
             Self.drop(from: keysBase, below: mine.base, of: &values)
             throw error
         }
-        var other = try job.takeHalf()
-        valueCount += other.valueCount - startCount
+        var expanded = mine.expanded
+        for job in jobs.ranges.indices {
+            var part = jobs.takeHalf(ofJob: job)
+            valueCount += part.addedValues
+            expanded.add(part.expanded)
+            if container.isDictionary {
+                Self.takeKeys(part.keyCount, at: 0, of: &part.values, into: &keys)
+                hashes.append(contentsOf: part.keyHashes)
+            }
+            values.push(movingFrom: &part.values, from: part.keyCount)
+            part.values.dropLast(part.keyCount)
+        }
         guard valueCount <= limits.maxValues else {
             Self.drop(from: keysBase, below: mine.base, of: &values)
             throw Self.limitError(.values, limits, at: container.refs)
         }
-        var expanded = mine.expanded
-        expanded.add(other.expanded)
         let value: PlistValue
         if container.isDictionary {
-            Self.takeKeys(other.keyCount, at: 0, of: &other.values, into: &keys)
-            values.push(movingFrom: &other.values, from: other.keyCount)
-            other.values.dropLast(other.keyCount)
             let entries = values.popArray(from: mine.base)
             values.dropLast(split)
-            hashes.append(contentsOf: other.keyHashes)
             if let table, !repeats, !Self.insertChecking(split..<container.count, of: keys, hashes: hashes, into: table) {
                 value = .dictionary(PlistDictionary(keys: keys, values: entries, index: table))
             } else {
@@ -246,7 +280,6 @@ extension BinaryObjectScanner {
                 value = .dictionary(PlistDictionaryAssembler().assemble(keys: keys, values: entries, keeping: .firstValue).dictionary)
             }
         } else {
-            values.push(movingFrom: &other.values, from: 0)
             value = .array(values.popArray(from: mine.base))
         }
         try checkExpansion(expanded, at: container.refs)
@@ -257,9 +290,34 @@ extension BinaryObjectScanner {
         return value
     }
 
-    /// Decodes the worker's half: the children `container.next..<container.end` of a container
-    /// the calling thread has open, beneath the open containers `open` (the path to it and the
-    /// container itself).
+    /// Decodes the children `range` of the split container `container` on the calling thread,
+    /// with this scanner (which has the container open and may hold objects its own half kept),
+    /// onto a stack of their own: a job the worker had not taken.
+    mutating func decodeJob(
+        _ range: Range<Int>, of container: Frame, keyClasses: inout BinaryKeyClasses
+    ) throws(PlistError) -> BinarySplitHalf {
+        var part = container
+        part.next = range.lowerBound
+        part.end = range.upperBound
+        part.base = 0
+        // The container itself is counted in the calling thread's half.
+        part.expanded.values = 0
+        var values = PlistValueStack(capacity: container.isDictionary ? 2 * range.count : range.count)
+        try decodeKeys(of: &part, values: &values)
+        let keyCount = part.base
+        var ancestors = newAncestors()
+        try walk(&part, ancestors: &ancestors, values: &values, keyClasses: &keyClasses)
+        var hashes: [UInt64] = []
+        hashes.reserveCapacity(keyCount)
+        Self.appendKeyHashes(keyCount, at: 0, of: values, to: &hashes)
+        // This scanner counted the job's values in its own count already.
+        return BinarySplitHalf(values: values, keyCount: keyCount, keyHashes: hashes, expanded: part.expanded, addedValues: 0)
+    }
+
+    /// Decodes one of the worker's jobs: the children `container.next..<container.end` of a
+    /// container the calling thread has open, beneath the open containers `open` (the path to it
+    /// and the container itself), with a scanner of the worker's own, which may hold objects an
+    /// earlier job kept.
     ///
     /// The path's containers are marked open, as they are in the calling thread's scanner, so
     /// a reference back to one of them is the cycle it is rather than a walk through the whole
@@ -281,7 +339,7 @@ extension BinaryObjectScanner {
         let keyCount = half.base
         try walk(&half, ancestors: &ancestors, values: &values, keyClasses: &keyClasses)
         Self.appendKeyHashes(keyCount, at: 0, of: values, to: &hashes)
-        return BinarySplitHalf(values: values, keyCount: keyCount, keyHashes: hashes, expanded: half.expanded, valueCount: valueCount)
+        return BinarySplitHalf(values: values, keyCount: keyCount, keyHashes: hashes, expanded: half.expanded, addedValues: valueCount - start)
     }
 
     /// Decodes the keys of the entries `half.next..<half.end` of a split dictionary onto
@@ -330,81 +388,14 @@ extension BinaryObjectScanner {
     }
 }
 
-/// The worker's half of a split container: its key texts (for a dictionary) and then its
-/// values on one stack, with what the limits need.
+/// The children of one job of a split container: their key texts (for a dictionary) and then
+/// their values on one stack, with what the limits need.
 struct BinarySplitHalf: ~Copyable {
     var values: PlistValueStack
     let keyCount: Int
     /// The ``SeededByteHash`` of each key text, under the process's seed.
     let keyHashes: [UInt64]
     let expanded: ExpandedSize
-    /// The worker's value count, which began at the calling thread's count at the split.
-    let valueCount: Int
-}
-
-/// One worker thread decoding one half of a split container.
-///
-/// `@unchecked Sendable`: the bytes it reads are the caller's, which are not `Sendable`; that
-/// is sound because the caller always joins the worker (``join()``) before its read returns or
-/// throws, so the bytes outlive every access. The outcome is written by the worker before it
-/// signals the semaphore and read by the caller only after waiting on it, which orders the two.
-final class BinarySplitWorker: @unchecked Sendable {
-    private let bytes: UnsafeRawBufferPointer
-    private let trailer: BinaryTrailer
-    private let limits: PlistLimits
-    private let open: [Int]
-    private let container: BinaryObjectScanner.Frame
-    private let valueCount: Int
-    private let done = DispatchSemaphore(value: 0)
-    private var half: BinarySplitHalf?
-    private var error: PlistError?
-
-    init(
-        bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, open: [Int],
-        container: BinaryObjectScanner.Frame, valueCount: Int
-    ) {
-        self.bytes = bytes
-        self.trailer = trailer
-        self.limits = limits
-        self.open = open
-        self.container = container
-        self.valueCount = valueCount
-    }
-
-    /// Starts the thread.
-    func start() {
-        let thread = Thread { [self] in
-            run()
-            done.signal()
-        }
-        thread.start()
-    }
-
-    private func run() {
-        var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: false)
-        let entries = container.end - container.next
-        let values = PlistValueStack(capacity: container.isDictionary ? 2 * entries : entries)
-        var hashes: [UInt64] = []
-        if container.isDictionary { hashes.reserveCapacity(entries) }
-        do {
-            half = try scanner.decodeHalf(of: container, open: open, valueCount: valueCount, onto: values, hashes: hashes)
-        } catch {
-            self.error = error
-        }
-    }
-
-    /// Waits for the thread to finish. Called once.
-    func join() {
-        done.wait()
-    }
-
-    /// The finished worker's error, if it failed; read after ``join()``.
-    var failure: PlistError? { error }
-
-    /// The finished worker's half, or its error; called once, after ``join()``.
-    func takeHalf() throws(PlistError) -> BinarySplitHalf {
-        if let error { throw error }
-        guard let half = half.take() else { preconditionFailure("a worker finished with neither a half nor an error") }
-        return half
-    }
+    /// The values the job counted that the calling thread's count does not hold yet.
+    let addedValues: Int
 }

@@ -41,6 +41,9 @@ struct BinaryObjectScanner: ~Copyable {
     /// True once a split began: an error from then on may differ from the sequential decode's,
     /// so the caller decodes again on one thread to report the exact one.
     var splitBegan = false
+    /// Who takes the split container's jobs, and how many the calling thread took.
+    var splitSchedule = BinaryConcurrentDecode.SplitSchedule.shared
+    var splitJobsTakenByCaller = 0
 
     init(bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, keepsLayout: Bool) {
         self.bytes = bytes
