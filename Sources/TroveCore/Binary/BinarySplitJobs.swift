@@ -81,9 +81,11 @@ final class BinarySplitJobs: @unchecked Sendable {
         errors.deallocate()
     }
 
-    /// Starts the worker thread.
+    /// Starts the worker on one of Dispatch's threads, which outlive the read: no thread is
+    /// created per read. Nothing waits for the worker to start (the caller takes what it has
+    /// not), so a pool with no thread free only costs the second processor.
     func startWorker() {
-        Thread { [self] in runWorker() }.start()
+        DispatchQueue.global(qos: .userInitiated).async { [self] in runWorker() }
     }
 
     /// The next job for the worker or the caller, or nil when every job has been taken.
