@@ -116,6 +116,14 @@ struct ByteBuffer: ~Copyable {
         append(other.storage, count: other.count)
     }
 
+    /// Appends the first `n` bytes of `other`: one copy from a run built once, such as the XML
+    /// writer's line break and indentation.
+    @inline(__always)
+    mutating func append(prefix n: Int, of other: borrowing ByteBuffer) {
+        precondition(n >= 0 && n <= other.count, "prefix longer than the byte buffer")
+        append(other.storage, count: n)
+    }
+
     /// Appends `byte` `n` times.
     mutating func append(repeating byte: UInt8, count n: Int) {
         guard n > 0 else { return }

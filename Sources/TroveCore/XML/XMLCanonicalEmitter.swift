@@ -1,11 +1,10 @@
 /// One write without layout notes: CoreFoundation's bytes for a value, keys sorted, or kept in
 /// the value's order for a layout that has no notes.
 ///
-/// ``XMLEmitter`` writes the same bytes when it has no notes, but every node there asks for its
-/// note, its noted tags and its original position, and each of those optional checks went
-/// through the notes' value witnesses; this loop has none of them, which took a tenth off the
-/// instructions of a small document. The walk is the same: an explicit stack of cursors, never
-/// recursion, each child written straight from its cursor.
+/// ``XMLEmitter`` writes the same bytes when it has no notes, but every node there is placed
+/// among the original nodes (its number, whether it has a note, its original shape); this loop
+/// does none of that, and writes sorted keys. The walk is the same: an explicit stack of
+/// cursors, never recursion, each child written straight from its cursor.
 struct XMLCanonicalEmitter: ~Copyable {
     var out: ByteBuffer
     let maxDepth: Int

@@ -73,7 +73,7 @@ public struct XMLLayout: Sendable {
 /// looked up by binary search. A reader records one shape per container, and hashing each into
 /// a dictionary cost more than a writer's lookups save.
 struct XMLContainerShapes: Sendable {
-    private struct Entry {
+    struct Entry: XMLNodeNumbered {
         var node: Int
         var shape: XMLContainerShape
     }
@@ -94,6 +94,9 @@ struct XMLContainerShapes: Sendable {
         }
         return low < entries.count && entries[low].node == node ? entries[low].shape : nil
     }
+
+    /// A cursor over the shapes for a walk that asks for them in increasing node order.
+    func cursor() -> XMLNodeOrderCursor<Entry> { XMLNodeOrderCursor(entries) }
 
     /// Every shape, by node number.
     var byNode: [Int: XMLContainerShape] {
