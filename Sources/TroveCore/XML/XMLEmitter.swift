@@ -176,7 +176,9 @@ struct XMLEmitter: ~Copyable {
 
     /// Writes a scalar without a note: CF's spelling, straight into the output. The limits are
     /// counted per case, as the canonical emitter counts them, rather than by taking the value
-    /// apart twice.
+    /// apart twice. The cases repeat `XMLCanonicalEmitter.writeNode`'s on purpose: one shared
+    /// function, called after the emitter's own switch on containers, dispatched on the value a
+    /// second time and cost the plain XML write 1.3-2.7% more instructions.
     private mutating func writeScalar(_ value: PlistValue, in open: [OpenContainer]) throws(PlistError) {
         if let exceeded = meter.countValue() { throw limitError(exceeded, open) }
         let depth = open.count
