@@ -179,7 +179,7 @@ extension BinaryObjectScanner {
 
     /// Called as the target container opens (its depth counted, its state open): keeps the split
     /// only at the target's first decode, reached through the planned path, whose containers the
-    /// worker then marks open (see ``decodeHalf(of:open:valueCount:onto:hashes:)``). Otherwise
+    /// worker then marks open (see ``decodeHalf(_:of:open:valueCount:)``). Otherwise
     /// the target is decoded as any container, and no split happens.
     @inline(never)
     mutating func confirmSplit(again: Bool) {
@@ -291,11 +291,40 @@ extension BinaryObjectScanner {
     }
 
     /// Decodes the children `range` of the split container `container` on the calling thread,
-    /// with this scanner (which has the container open and may hold objects its own half kept),
-    /// onto a stack of their own: a job the worker had not taken.
+    /// with this scanner (which has the container open and may hold objects its own half kept):
+    /// a job the worker had not taken. Its values count into this scanner's own count.
     mutating func decodeJob(
         _ range: Range<Int>, of container: Frame, keyClasses: inout BinaryKeyClasses
     ) throws(PlistError) -> BinarySplitHalf {
+        try decodePart(range, of: container, keyClasses: &keyClasses, addsCountedValues: false)
+    }
+
+    /// Decodes one of the worker's jobs, the children `range` of a container the calling thread
+    /// has open, beneath the open containers `open` (the path to it and the container itself),
+    /// with a scanner of the worker's own, which may hold objects an earlier job kept. Its
+    /// values are counted from `start`, the calling thread's count at the split.
+    ///
+    /// The path's containers are marked open, as they are in the calling thread's scanner, so
+    /// a reference back to one of them is the cycle it is rather than a walk through the whole
+    /// container again; and the depth starts at the container's.
+    mutating func decodeHalf(
+        _ range: Range<Int>, of container: Frame, open: [Int], valueCount start: Int
+    ) throws(PlistError) -> BinarySplitHalf {
+        for index in open { objects.setState(index, .open) }
+        depth = open.count
+        valueCount = start
+        var keyClasses = BinaryKeyClasses(objectCount: trailer.objectCount)
+        return try decodePart(range, of: container, keyClasses: &keyClasses, addsCountedValues: true)
+    }
+
+    /// Decodes the children `range` of the split container `container` onto a stack of their
+    /// own, a dictionary's keys below its values, and hashes the keys. `addsCountedValues` says
+    /// whether the values this counts are still to be added to the calling thread's count (a
+    /// worker's scanner) or are in it already (the calling thread's own).
+    private mutating func decodePart(
+        _ range: Range<Int>, of container: Frame, keyClasses: inout BinaryKeyClasses, addsCountedValues: Bool
+    ) throws(PlistError) -> BinarySplitHalf {
+        let counted = valueCount
         var part = container
         part.next = range.lowerBound
         part.end = range.upperBound
@@ -304,42 +333,16 @@ extension BinaryObjectScanner {
         part.expanded.values = 0
         var values = PlistValueStack(capacity: container.isDictionary ? 2 * range.count : range.count)
         try decodeKeys(of: &part, values: &values)
+        // The keys lie below `part.base`, which is 0 for an array.
         let keyCount = part.base
         var ancestors = newAncestors()
         try walk(&part, ancestors: &ancestors, values: &values, keyClasses: &keyClasses)
         var hashes: [UInt64] = []
         hashes.reserveCapacity(keyCount)
         Self.appendKeyHashes(keyCount, at: 0, of: values, to: &hashes)
-        // This scanner counted the job's values in its own count already.
-        return BinarySplitHalf(values: values, keyCount: keyCount, keyHashes: hashes, expanded: part.expanded, addedValues: 0)
-    }
-
-    /// Decodes one of the worker's jobs: the children `container.next..<container.end` of a
-    /// container the calling thread has open, beneath the open containers `open` (the path to it
-    /// and the container itself), with a scanner of the worker's own, which may hold objects an
-    /// earlier job kept.
-    ///
-    /// The path's containers are marked open, as they are in the calling thread's scanner, so
-    /// a reference back to one of them is the cycle it is rather than a walk through the whole
-    /// container again; and the depth starts at the container's.
-    mutating func decodeHalf(
-        of container: Frame, open: [Int], valueCount start: Int, onto values: consuming PlistValueStack, hashes: consuming [UInt64]
-    ) throws(PlistError) -> BinarySplitHalf {
-        for index in open { objects.setState(index, .open) }
-        depth = open.count
-        valueCount = start
-        var ancestors = newAncestors()
-        var keyClasses = BinaryKeyClasses(objectCount: trailer.objectCount)
-        var half = container
-        half.base = 0
-        // The container itself is counted in the calling thread's half.
-        half.expanded.values = 0
-        try decodeKeys(of: &half, values: &values)
-        // The keys lie below `half.base`, which is 0 for an array.
-        let keyCount = half.base
-        try walk(&half, ancestors: &ancestors, values: &values, keyClasses: &keyClasses)
-        Self.appendKeyHashes(keyCount, at: 0, of: values, to: &hashes)
-        return BinarySplitHalf(values: values, keyCount: keyCount, keyHashes: hashes, expanded: half.expanded, addedValues: valueCount - start)
+        return BinarySplitHalf(
+            values: values, keyCount: keyCount, keyHashes: hashes, expanded: part.expanded,
+            addedValues: addsCountedValues ? valueCount - counted : 0)
     }
 
     /// Decodes the keys of the entries `half.next..<half.end` of a split dictionary onto

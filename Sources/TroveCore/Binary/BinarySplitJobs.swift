@@ -149,16 +149,8 @@ final class BinarySplitJobs: @unchecked Sendable {
         guard var job = take(byWorker: true) else { return }
         var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: false)
         while true {
-            var part = container
-            part.next = ranges[job].lowerBound
-            part.end = ranges[job].upperBound
-            let entries = part.end - part.next
-            let values = PlistValueStack(capacity: container.isDictionary ? 2 * entries : entries)
-            var hashes: [UInt64] = []
-            if container.isDictionary { hashes.reserveCapacity(entries) }
             do {
-                (halves + job).pointee = try scanner.decodeHalf(
-                    of: part, open: open, valueCount: startValueCount, onto: values, hashes: hashes)
+                (halves + job).pointee = try scanner.decodeHalf(ranges[job], of: container, open: open, valueCount: startValueCount)
             } catch {
                 errors[job] = error
             }
