@@ -126,8 +126,9 @@ struct Runner {
         // Timed runs, alternating between engines; an engine with enough samples sits out.
         let live = bodies.filter { outcomes[$0.engine] == nil }
         // Each round runs the engines in a new order, and (unless `settles` is off) every timed
-        // run shorter than `plan.slowRun` follows an untimed run of the same engine. A run inherits the state its predecessor
-        // left: the caches it filled, and the allocator's free lists after its tree was released.
+        // run shorter than `plan.slowRun` follows an untimed run of the same engine. A run
+        // inherits the state its predecessor left: the caches it filled, and the allocator's free
+        // lists after its tree was released.
         // glibc defers merging small freed chunks until the next request of 1 KB or more, so the
         // engine that runs next pays for its predecessor's frees: a 1.2 KB binary decode that
         // takes 5 us takes 12 us after 1,000 small chunks were freed, 75 us after 10,000.

@@ -87,11 +87,7 @@ struct XMLContainerShapes: Sendable {
 
     /// The shape of container `node`, if one was recorded.
     subscript(node: Int) -> XMLContainerShape? {
-        var low = 0, high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if entries[middle].node < node { low = middle + 1 } else { high = middle }
-        }
+        let low = entries.firstPosition(atOrAfter: node, before: entries.count)
         return low < entries.count && entries[low].node == node ? entries[low].shape : nil
     }
 

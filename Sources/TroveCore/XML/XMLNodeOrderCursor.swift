@@ -3,6 +3,19 @@ protocol XMLNodeNumbered {
     var node: Int { get }
 }
 
+extension Array where Element: XMLNodeNumbered {
+    /// The first position in `0..<end` whose record's node is not below `node`, by binary
+    /// search in records sorted by node number (`end` when there is none).
+    func firstPosition(atOrAfter node: Int, before end: Int) -> Int {
+        var low = 0, high = end
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle].node < node { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
 /// A lookup by node number in records sorted by node number, for a walk that asks in
 /// increasing order, as ``XMLEmitter`` does (the original node numbers it follows only grow).
 ///
@@ -41,14 +54,7 @@ struct XMLNodeOrderCursor<Record: XMLNodeNumbered> {
     }
 
     private mutating func seek(_ node: Int) -> Record? {
-        if node <= below {
-            var low = 0, high = place
-            while low < high {
-                let middle = (low + high) / 2
-                if records[middle].node < node { low = middle + 1 } else { high = middle }
-            }
-            place = low
-        }
+        if node <= below { place = records.firstPosition(atOrAfter: node, before: place) }
         while place < records.count && records[place].node < node { place += 1 }
         below = place > 0 ? records[place - 1].node : Int.min
         next = place < records.count ? records[place].node : Int.max
