@@ -328,3 +328,260 @@ struct BinaryConcurrentDecodeTests {
         #expect(!reader.splits(data.count, objects: 60001))
     }
 }
+
+// MARK: - Layout notes on two threads
+
+/// A lossless read forced to split (threshold 0) against the one-thread lossless read.
+private struct TwoLosslessReads {
+    let sequential: Result<(value: PlistValue, layout: BinaryLayout?), PlistError>
+    let parallel: Result<(value: PlistValue, layout: BinaryLayout?), PlistError>
+    let split: Bool
+    let decodedAgain: Bool
+
+    init(_ bytes: [UInt8], limits: PlistLimits = .default, schedule: BinaryConcurrentDecode.SplitSchedule = .workerOnly) {
+        sequential = bytes.withUnsafeBytes { raw in
+            var reader = BinaryPlistReader(limits: limits)
+            reader.decodesInParallel = false
+            return Result { () throws(PlistError) in try reader.read(raw, keepingLayout: true) }
+        }
+        var outcome = BinaryConcurrentDecode.Outcome()
+        outcome.schedule = schedule
+        parallel = bytes.withUnsafeBytes { raw in
+            Result { () throws(PlistError) in
+                try BinaryPlistReader.decodeSplitting(
+                    raw, trailer: try BinaryTrailer(raw), limits: limits, keepingLayout: true, outcome: &outcome)
+            }
+        }
+        split = outcome.split
+        decodedAgain = outcome.decodedAgain
+    }
+
+    /// Nil when both reads agree: the same value in the same order and the same notes, or the
+    /// same error.
+    var difference: String? {
+        switch (sequential, parallel) {
+        case (.success(let a), .success(let b)):
+            guard sameInOrder(a.value, b.value) else { return "values differ" }
+            guard let x = a.layout, let y = b.layout else { return "a layout is missing" }
+            return layoutDifference(x, y)
+        case (.failure(let a), .failure(let b)):
+            return a == b ? nil : "errors differ: \(a) vs \(b)"
+        case (.success, .failure(let b)):
+            return "only the two-thread read failed: \(b)"
+        case (.failure(let a), .success):
+            return "only the one-thread read failed: \(a)"
+        }
+    }
+}
+
+/// The first field in which two layouts differ, or nil. Key texts are compared object by
+/// object: the order the threads noted them in is not part of the notes' meaning.
+private func layoutDifference(_ a: BinaryLayout, _ b: BinaryLayout) -> String? {
+    if a.versionByte != b.versionByte || a.unusedTrailerBytes != b.unusedTrailerBytes || a.sortVersion != b.sortVersion
+        || a.offsetIntSize != b.offsetIntSize || a.objectRefSize != b.objectRefSize { return "trailer notes differ" }
+    if a.encodings != b.encodings { return "encodings differ" }
+    if a.walkObjects != b.walkObjects { return "walks differ (\(a.walkObjects.count) and \(b.walkObjects.count) steps)" }
+    if a.walkExtents != b.walkExtents { return "walk extents differ" }
+    if a.copies != b.copies { return "orphan copies differ (\(a.copies.count) and \(b.copies.count))" }
+    if a.unmatchedOrphanCount != b.unmatchedOrphanCount { return "unmatched orphans differ" }
+    if a.int128HighWords != b.int128HighWords { return "16-byte integers' high words differ" }
+    if Set(a.repeatedKeys.keys) != Set(b.repeatedKeys.keys) { return "repeated keys noted at different steps" }
+    for (step, x) in a.repeatedKeys {
+        let y = b.repeatedKeys[step]!
+        if x.keys != y.keys || x.hiddenValues != y.hiddenValues { return "repeated keys at step \(step) differ" }
+    }
+    for object in 0..<a.objectCount where a.keyTexts[UInt32(object)] != b.keyTexts[UInt32(object)] {
+        return "key text of object \(object) differs"
+    }
+    return nil
+}
+
+@Suite("Lossless binary read on two threads")
+struct BinaryConcurrentLayoutTests {
+    @Test("every binary fixture gets the same value and notes on two threads as on one",
+          .enabled(if: BinaryFixtures.available, "fixture corpus not found: set TROVE_FIXTURES or place it at ../shared/fixtures"))
+    func corpus() throws {
+        var splits = 0
+        var joined = 0
+        for row in BinaryFixtures.binaryRows {
+            for schedule in schedules {
+                let reads = TwoLosslessReads(row.bytes, schedule: schedule)
+                if reads.split && schedule == .workerOnly {
+                    splits += 1
+                    if !reads.decodedAgain { joined += 1 }
+                }
+                #expect(reads.difference == nil, "\(row.path), \(schedule): \(reads.difference ?? "")")
+                // The notes of the two-thread read write the file back byte for byte.
+                if case .success(let read) = reads.parallel, let layout = read.layout, layout.reproducesSource,
+                   case .success(let one) = reads.sequential, try BinaryPlistWriter().write(one.value, layout: one.layout) == row.bytes {
+                    #expect(try BinaryPlistWriter().write(read.value, layout: layout) == row.bytes, "\(row.path), \(schedule)")
+                }
+            }
+        }
+        #expect(splits > 20)
+        // Files whose threads both reach one container are read again on one thread; few are.
+        #expect(joined * 10 >= splits * 9, "\(joined) of \(splits) splits joined")
+    }
+
+    @Test("generated documents split, join and write back byte for byte", arguments: [
+        "dictionary", "array", "nested", "wide dictionaries",
+    ], schedules)
+    func generated(_ shape: String, _ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
+        let value: PlistValue
+        switch shape {
+        case "dictionary":
+            value = .dictionary(PlistDictionary((0..<5000).map { ("key \($0)", $0 % 3 == 0 ? .string("value \($0 % 700)") : .integer(PlistInteger($0))) }))
+        case "array":
+            value = .array((0..<3000).map { i in
+                i % 4 == 0 ? .array([.integer(PlistInteger(i)), .string("s\(i % 50)")]) : .real(PlistReal(Double(i) / 7))
+            })
+        case "nested":
+            let records: [PlistValue] = (0..<800).map { i in
+                .dictionary(["id": .integer(PlistInteger(i)), "tags": .array([.string("t\(i % 7)"), .bool(i % 2 == 0)]), "name": .string("n\(i)")])
+            }
+            value = .dictionary(["version": .integer(3), "records": .array(records), "title": .string("nested")])
+        default:
+            value = .array((0..<40).map { j in .dictionary(PlistDictionary((0..<60).map { ("k\($0)", .integer(PlistInteger($0 * j))) })) })
+        }
+        let bytes = try BinaryPlistWriter().write(value)
+        let reads = TwoLosslessReads(bytes, schedule: schedule)
+        #expect(reads.split)
+        #expect(!reads.decodedAgain)
+        #expect(reads.difference == nil)
+        let read = try reads.parallel.get()
+        #expect(sameInOrder(read.value, value))
+        #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
+    }
+
+    @Test("a container both threads reach is read again on one thread, with the same notes", arguments: schedules)
+    func containerBothThreadsReach(_ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
+        // `shared` is reached before the split container, in both halves, and after it.
+        let bytes = file { b in
+            let shared = b.add([])
+            let sharedText = b.add(ascii("shared text"))
+            let inner = b.add(array([sharedText]))
+            b.objects[shared] = array([inner, sharedText])
+            let list = b.add([])
+            let children = records(300, &b) { i, _ in i % 37 == 0 ? shared : nil }
+            b.objects[list] = array(children)
+            let keys = [b.add(ascii("before")), b.add(ascii("list")), b.add(ascii("after"))]
+            return dictionary(keys, [shared, list, shared])
+        }
+        let reads = TwoLosslessReads(bytes, schedule: schedule)
+        #expect(reads.split)
+        #expect(reads.difference == nil)
+        // Alone, the calling thread's scanner knows every part: nothing to read again.
+        #expect(reads.decodedAgain == (schedule != .callerOnly))
+    }
+
+    @Test("a container first reached in the worker's part and met again after it joins", arguments: schedules)
+    func containerReachedByTheWorkerFirst(_ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
+        let bytes = file { b in
+            let shared = b.add([])
+            let sharedText = b.add(ascii("shared text"))
+            let inner = b.add(array([sharedText, b.add(integer(7))]))
+            b.objects[shared] = array([inner, sharedText])
+            let list = b.add([])
+            let children = records(300, &b) { i, _ in i == 280 ? shared : nil }
+            b.objects[list] = array(children)
+            let keys = [b.add(ascii("list")), b.add(ascii("after"))]
+            return dictionary(keys, [list, shared])
+        }
+        let reads = TwoLosslessReads(bytes, schedule: schedule)
+        #expect(reads.split)
+        #expect(!reads.decodedAgain)
+        #expect(reads.difference == nil)
+        let read = try reads.parallel.get()
+        #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
+    }
+
+    @Test("repeated keys, in the split dictionary and inside a part", arguments: ["split dictionary", "worker's part"], schedules)
+    func repeatedKeys(_ place: String, _ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
+        let bytes: [UInt8]
+        if place == "split dictionary" {
+            bytes = file { b in
+                let keys = (0..<200).map { b.add(ascii("k\($0)")) }
+                let repeats = (0..<200).map { b.add(ascii("k\($0 * 3)")) }
+                let values = (0..<400).map { b.add(integer($0)) }
+                return dictionary(keys + repeats, values)
+            }
+        } else {
+            bytes = file { b in
+                array(records(300, &b) { i, b in
+                    guard i == 250 else { return nil }
+                    let index = b.add([])
+                    let key = b.add(ascii("twice"))
+                    b.objects[index] = dictionary([key, key], [b.add(integer(1)), b.add(integer(2))])
+                    return index
+                })
+            }
+        }
+        let reads = TwoLosslessReads(bytes, schedule: schedule)
+        #expect(reads.split)
+        #expect(reads.difference == nil)
+        let read = try reads.parallel.get()
+        #expect(read.layout?.repeatedKeys.count == 1)
+        #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
+    }
+
+    @Test("orphan copies and 16-byte integers in the worker's part", arguments: schedules)
+    func orphansAndWideIntegers(_ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
+        let bytes = file { b in
+            let flag = b.add([0x09])
+            let children = records(300, &b) { i, b in
+                guard i % 50 == 49 else { return nil }
+                let index = b.add([])
+                // A true the file repeats unreferenced, as CoreFoundation does, and an integer
+                // whose high half is not zero.
+                _ = b.add([0x09])
+                let wide = b.add([0x14] + binaryBigEndian(UInt64(i), width: 8) + binaryBigEndian(UInt64(i), width: 8))
+                b.objects[index] = array([flag, wide])
+                return index
+            }
+            return array(children)
+        }
+        let reads = TwoLosslessReads(bytes, schedule: schedule)
+        #expect(reads.split)
+        #expect(!reads.decodedAgain)
+        #expect(reads.difference == nil)
+        let read = try reads.parallel.get()
+        #expect(read.layout?.copies.count == 6)
+        #expect(read.layout?.int128HighWords.count == 6)
+        #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
+    }
+
+    @Test("malformed input fails with the one-thread lossless read's error", arguments: [
+        "cycle in the worker's half", "non-string key in the worker's half", "bad reference in each half",
+    ], schedules)
+    func malformed(_ kind: String, _ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
+        let bytes: [UInt8]
+        switch kind {
+        case "cycle in the worker's half":
+            bytes = file { b in
+                array(records(300, &b) { i, b in
+                    guard i == 280 else { return nil }
+                    let x = b.add([])
+                    let y = b.add(array([x]))
+                    b.objects[x] = array([y])
+                    return x
+                })
+            }
+        case "non-string key in the worker's half":
+            bytes = file { b in
+                let keys = (0..<300).map { i in b.add(i == 290 ? integer(i) : ascii("k\(i)")) }
+                return dictionary(keys, (0..<300).map { b.add(integer($0)) })
+            }
+        default:
+            bytes = file { b in
+                array(records(300, &b) { i, b in
+                    guard i == 20 || i == 280 else { return nil }
+                    return b.add(array([60000 + i]))
+                })
+            }
+        }
+        let reads = TwoLosslessReads(bytes, schedule: schedule)
+        #expect(reads.split)
+        guard case .failure = reads.sequential else { Issue.record("\(kind) was read"); return }
+        #expect(reads.difference == nil)
+    }
+}

@@ -66,20 +66,38 @@ enum BinaryConcurrentDecode {
     static func decode(
         _ bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, outcome: inout Outcome
     ) throws(PlistError) -> PlistValue {
-        let first: Result<PlistValue, PlistError>
+        try decode(bytes, trailer: trailer, limits: limits, keepsLayout: false, outcome: &outcome) { _, value in value }
+    }
+
+    /// Decodes the top object as ``decode(_:trailer:limits:outcome:)`` does, and hands the value
+    /// and the scanner that decoded it (with its layout notes when `keepsLayout`) to `finish`.
+    ///
+    /// With layout notes, each thread records the walk of its own parts, and the calling thread
+    /// puts the split container's walk together in file order and takes over what the worker
+    /// learned of each object (see ``BinaryObjectScanner/joinSplitLayout(_:ownWalk:ownKeys:repeatedKeysBefore:)``).
+    /// Where that cannot give the one-thread walk (a container both threads reached, whose
+    /// later visit the one-thread walk notes as one step), the read decodes again on one thread.
+    static func decode<Decoded>(
+        _ bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, keepsLayout: Bool,
+        outcome: inout Outcome, finish: (inout BinaryObjectScanner, PlistValue) -> Decoded
+    ) throws(PlistError) -> Decoded {
         do {
             // The first scanner's slots are released before any second decode allocates its own.
-            var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: false)
+            var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: keepsLayout)
             scanner.planSplit()
             scanner.splitSchedule = outcome.schedule
-            first = Result { () throws(PlistError) in try scanner.decodeTop() }
+            let first = Result { () throws(PlistError) in try scanner.decodeTop() }
             outcome.split = scanner.splitBegan
             outcome.jobsTakenByCaller = scanner.splitJobsTakenByCaller
+            switch first {
+            case .success(let value): return finish(&scanner, value)
+            case .failure(let error): if !outcome.split { throw error }
+            }
         }
-        guard case .failure = first, outcome.split else { return try first.get() }
         outcome.decodedAgain = true
-        var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: false)
-        return try scanner.decodeTop()
+        var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: keepsLayout)
+        let value = try scanner.decodeTop()
+        return finish(&scanner, value)
     }
 }
 
@@ -185,7 +203,8 @@ extension BinaryObjectScanner {
     mutating func confirmSplit(again: Bool) {
         let onPath = !again && depth == splitPlan.ancestors.count + 1
             && splitPlan.ancestors.allSatisfy { objects.state($0) == .open || objects.state($0) == .reopened }
-        if !onPath { splitTarget = -1 }
+        // A muted walk notes nothing beneath the container, which the parts would record.
+        if !onPath || (keepsLayout && walkMuted) { splitTarget = -1 }
     }
 
     /// Decodes the target container `container`, just opened, with a worker thread: the calling
@@ -200,13 +219,16 @@ extension BinaryObjectScanner {
         // The plan read the same count, so this is the planned entry; clamped all the same.
         let split = Swift.max(1, Swift.min(splitPlan.firstOfWorker, container.count - 1))
         let jobs = BinarySplitJobs(
-            bytes: bytes, trailer: trailer, limits: limits, open: splitPlan.ancestors + [container.index],
+            bytes: bytes, trailer: trailer, limits: limits, keepsLayout: keepsLayout, open: splitPlan.ancestors + [container.index],
             container: container, workerStart: split, valueCount: valueCount)
         if splitSchedule != .callerOnly { jobs.startWorker() }
         var mine = container
         mine.end = split
         var ancestors = newAncestors()
         let keysBase = values.count
+        // The calling thread's own steps follow the container's: its keys', then its values'.
+        let ownWalkStart = recorder.walkCount
+        let repeatedKeysBefore = repeatedKeys.count
         do {
             try decodeKeys(of: &mine, values: &values)
             try walk(&mine, ancestors: &ancestors, values: &values, keyClasses: &keyClasses)
@@ -216,6 +238,7 @@ extension BinaryObjectScanner {
             jobs.waitForWorker()
             throw error
         }
+        let ownWalk = ownWalkStart..<recorder.walkCount
         // A dictionary's keys leave the stack now, and the calling thread starts its table with
         // its own half while the worker may still be decoding.
         var keys: [String] = []
@@ -253,6 +276,14 @@ extension BinaryObjectScanner {
             Self.drop(from: keysBase, below: mine.base, of: &values)
             throw error
         }
+        if keepsLayout {
+            do {
+                try joinSplitLayout(jobs, ownWalk: ownWalk, ownKeys: container.isDictionary ? split : 0, repeatedKeysBefore: repeatedKeysBefore)
+            } catch {
+                Self.drop(from: keysBase, below: mine.base, of: &values)
+                throw error
+            }
+        }
         var expanded = mine.expanded
         for job in jobs.ranges.indices {
             var part = jobs.takeHalf(ofJob: job)
@@ -273,15 +304,21 @@ extension BinaryObjectScanner {
         if container.isDictionary {
             let entries = values.popArray(from: mine.base)
             values.dropLast(split)
+            if keepsLayout { noteKeys(keys, of: container) }
             if let table, !repeats, !Self.insertChecking(split..<container.count, of: keys, hashes: hashes, into: table) {
                 value = .dictionary(PlistDictionary(keys: keys, values: entries, index: table))
             } else {
                 // A repeated key, or too few keys for a table: CoreFoundation keeps the first entry.
-                value = .dictionary(PlistDictionaryAssembler().assemble(keys: keys, values: entries, keeping: .firstValue).dictionary)
+                let assembled = PlistDictionaryAssembler().assemble(keys: keys, values: entries, keeping: .firstValue)
+                if keepsLayout && assembled.repeated {
+                    noteRepeatedKeys(keys: keys, values: entries, walkPosition: container.walkIndex)
+                }
+                value = .dictionary(assembled.dictionary)
             }
         } else {
             value = .array(values.popArray(from: mine.base))
         }
+        if keepsLayout { recorder.closeWalk(at: container.walkIndex) }
         try checkExpansion(expanded, at: container.refs)
         depth -= 1
         // The split happens at the container's first decode (see `confirmSplit`).
@@ -325,6 +362,7 @@ extension BinaryObjectScanner {
         _ range: Range<Int>, of container: Frame, keyClasses: inout BinaryKeyClasses, addsCountedValues: Bool
     ) throws(PlistError) -> BinarySplitHalf {
         let counted = valueCount
+        let walkStart = recorder.walkCount
         var part = container
         part.next = range.lowerBound
         part.end = range.upperBound
@@ -342,7 +380,9 @@ extension BinaryObjectScanner {
         Self.appendKeyHashes(keyCount, at: 0, of: values, to: &hashes)
         return BinarySplitHalf(
             values: values, keyCount: keyCount, keyHashes: hashes, expanded: part.expanded,
-            addedValues: addsCountedValues ? valueCount - counted : 0)
+            addedValues: addsCountedValues ? valueCount - counted : 0,
+            walkSegment: BinarySplitHalf.WalkSegment(
+                walk: walkStart..<recorder.walkCount, keyCount: keepsLayout ? keyCount : 0, fromWorker: addsCountedValues))
     }
 
     /// Decodes the keys of the entries `half.next..<half.end` of a split dictionary onto
@@ -394,6 +434,15 @@ extension BinaryObjectScanner {
 /// The children of one job of a split container: their key texts (for a dictionary) and then
 /// their values on one stack, with what the limits need.
 struct BinarySplitHalf: ~Copyable {
+    /// Where a part's steps lie in the walk of the scanner that decoded it: the keys' steps
+    /// (one each) and then the values' subtrees. Empty when the read keeps no layout notes.
+    struct WalkSegment {
+        var walk: Range<Int>
+        var keyCount: Int
+        /// Whether the worker's scanner decoded the part, rather than the calling thread's.
+        var fromWorker: Bool
+    }
+
     var values: PlistValueStack
     let keyCount: Int
     /// The ``SeededByteHash`` of each key text, under the process's seed.
@@ -401,4 +450,5 @@ struct BinarySplitHalf: ~Copyable {
     let expanded: ExpandedSize
     /// The values the job counted that the calling thread's count does not hold yet.
     let addedValues: Int
+    let walkSegment: WalkSegment
 }

@@ -143,6 +143,51 @@ struct BinaryLayoutRecorder: ~Copyable {
         (walkExtents, walkCapacity) = walkExtents.movedToLarger(count: walkCount, capacity: capacity, toHold: walkCount + 1)
     }
 
+    /// The text of `index` (below `objectCount`) as a key, or nil when it was never noted as one.
+    @inline(__always)
+    func keyText(_ index: Int) -> String? {
+        let position = keyIndex[index]
+        return position == 0 ? nil : texts[Int(position) - 1]
+    }
+
+    /// A stretch of some recorder's walk, for ``replaceWalk(from:with:)``.
+    struct WalkPiece {
+        var objects: UnsafePointer<UInt32>
+        var extents: UnsafePointer<UInt32>
+        var range: Range<Int>
+    }
+
+    /// A piece of this recorder's own walk, valid until the walk next changes.
+    func walkPiece(_ range: Range<Int>) -> WalkPiece {
+        assert(range.lowerBound >= 0 && range.upperBound <= walkCount, "a walk piece past the walk")
+        return WalkPiece(objects: UnsafePointer(walkObjects), extents: UnsafePointer(walkExtents), range: range)
+    }
+
+    /// Replaces the walk from `start` on with `pieces`, in order: how a split container's walk
+    /// is put together from its parts, which the threads recorded apart and in another order
+    /// (see ``BinaryObjectScanner/decodeSplit(_:values:keyClasses:)``). Extents count steps, so
+    /// a subtree moved whole keeps its extents. Pieces may lie in this recorder's own walk past
+    /// `start`: the walk is built in new storage.
+    mutating func replaceWalk(from start: Int, with pieces: [WalkPiece]) {
+        precondition(objectCount > 0, "replacing the walk of a recorder that records nothing")
+        assert(start >= 0 && start <= walkCount, "replacing a walk from past its end")
+        let total = start + pieces.reduce(0) { $0 + $1.range.count }
+        let capacity = Swift.max(walkCapacity, total)
+        let newObjects = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        let newExtents = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        newObjects.initialize(from: walkObjects, count: start)
+        newExtents.initialize(from: walkExtents, count: start)
+        var end = start
+        for piece in pieces where !piece.range.isEmpty {
+            (newObjects + end).initialize(from: piece.objects + piece.range.lowerBound, count: piece.range.count)
+            (newExtents + end).initialize(from: piece.extents + piece.range.lowerBound, count: piece.range.count)
+            end += piece.range.count
+        }
+        walkObjects.deallocate()
+        walkExtents.deallocate()
+        (walkObjects, walkExtents, walkCapacity, walkCount) = (newObjects, newExtents, capacity, end)
+    }
+
     /// The layout's arrays, handed over: the recorder keeps no texts after this.
     mutating func finish() -> (
         encodings: [BinaryLayout.EncodingNote], walkObjects: [UInt32], walkExtents: [UInt32], keyTexts: BinaryLayout.KeyTexts

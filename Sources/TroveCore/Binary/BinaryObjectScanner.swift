@@ -31,7 +31,7 @@ struct BinaryObjectScanner: ~Copyable {
     /// How many distinct objects the decode has reached; when it is the object count, the file
     /// has no unreferenced objects to look for.
     var reachedCount = 0
-    private(set) var int128HighWords: [UInt32: UInt64] = [:]
+    var int128HighWords: [UInt32: UInt64] = [:]
     /// Dictionaries with repeated keys, by walk position.
     var repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys] = [:]
     /// The container whose children a concurrent decode shares with a worker thread, or -1

@@ -11,12 +11,13 @@ public struct BinaryPlistReader: Sendable {
     /// Bounds on nesting depth and value count.
     public var limits: PlistLimits
 
-    /// Whether a large file read without layout notes may be decoded on two threads: the
-    /// calling thread and one worker share the children of the file's largest container, and
-    /// the worker has finished before ``read(_:keepingLayout:)`` returns or throws. Used for files
-    /// of 64 KB and 4,096 objects or more on a machine with two or more active processors.
+    /// Whether a large file may be decoded on two threads: the calling thread and one worker
+    /// share the children of the file's largest container, and the worker has finished before
+    /// ``read(_:keepingLayout:)`` returns or throws. Used for files of 64 KB and 4,096 objects
+    /// or more on a machine with two or more active processors, with or without layout notes.
     ///
-    /// The value, and the error for malformed input, are the same as on one thread. A limit is
+    /// The value, the layout notes, and the error for malformed input are the same as on one
+    /// thread. A limit is
     /// checked over the whole document when the halves join, so a file over a limit may cost up
     /// to twice the work before the read fails (each half runs on, and a failure is confirmed
     /// by decoding again on one thread). On by default; off keeps every read on the calling
@@ -36,16 +37,33 @@ public struct BinaryPlistReader: Sendable {
         let trailer = try BinaryTrailer(bytes)
         // Layout notes index objects with 32 bits; a file with more objects is read without them.
         let keeps = keepingLayout && trailer.objectCount <= Int(UInt32.max)
-        if !keeps && splits(bytes.count, objects: trailer.objectCount) {
+        if splits(bytes.count, objects: trailer.objectCount) {
             var outcome = BinaryConcurrentDecode.Outcome()
-            return (try BinaryConcurrentDecode.decode(bytes, trailer: trailer, limits: limits, outcome: &outcome), nil)
+            return try Self.decodeSplitting(bytes, trailer: trailer, limits: limits, keepingLayout: keeps, outcome: &outcome)
         }
         var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: keeps)
         let value = try scanner.decodeTop()
-        guard keeps else { return (value, nil) }
+        return (value, keeps ? Self.layout(of: &scanner, trailer: trailer) : nil)
+    }
+
+    /// ``read(_:keepingLayout:)`` for a file large enough to split over two threads.
+    static func decodeSplitting(
+        _ bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, keepingLayout: Bool,
+        outcome: inout BinaryConcurrentDecode.Outcome
+    ) throws(PlistError) -> (value: PlistValue, layout: BinaryLayout?) {
+        guard keepingLayout else {
+            return (try BinaryConcurrentDecode.decode(bytes, trailer: trailer, limits: limits, outcome: &outcome), nil)
+        }
+        return try BinaryConcurrentDecode.decode(bytes, trailer: trailer, limits: limits, keepsLayout: true, outcome: &outcome) { scanner, value in
+            (value, layout(of: &scanner, trailer: trailer))
+        }
+    }
+
+    /// The layout notes of a read that kept them, once `scanner` has decoded the top object.
+    private static func layout(of scanner: inout BinaryObjectScanner, trailer: BinaryTrailer) -> BinaryLayout {
         let (copies, unmatched) = BinaryOrphanCopies.find(scanner)
         let notes = scanner.layoutNotes()
-        let layout = BinaryLayout(
+        return BinaryLayout(
             versionByte: trailer.versionByte,
             unusedTrailerBytes: trailer.unusedBytes,
             sortVersion: trailer.sortVersion,
@@ -59,7 +77,6 @@ public struct BinaryPlistReader: Sendable {
             repeatedKeys: scanner.repeatedKeys,
             keyTexts: notes.keyTexts,
             unmatchedOrphanCount: unmatched)
-        return (value, layout)
     }
 
     /// Whether a plain read of a file of `size` bytes and `objects` objects may split its

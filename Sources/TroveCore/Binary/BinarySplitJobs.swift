@@ -26,6 +26,9 @@ final class BinarySplitJobs: @unchecked Sendable {
     private let bytes: UnsafeRawBufferPointer
     private let trailer: BinaryTrailer
     private let limits: PlistLimits
+    /// Whether the jobs record layout notes; the worker's scanner, which holds them, is then
+    /// kept for the caller (``takeWorkerScanner()``).
+    private let keepsLayout: Bool
     /// The split container and the containers on the path to it, open in every scanner.
     let open: [Int]
     /// The split container's frame, as the calling thread opened it.
@@ -49,14 +52,20 @@ final class BinarySplitJobs: @unchecked Sendable {
     /// Each job's decoded children, or its error, written once by the thread that took it.
     private let halves: UnsafeMutablePointer<BinarySplitHalf?>
     private let errors: UnsafeMutablePointer<PlistError?>
+    /// Where each job's walk steps lie, written with its half (see ``walkSegment(ofJob:)``).
+    private let segments: UnsafeMutablePointer<BinarySplitHalf.WalkSegment>
+    /// The worker's scanner after its last job, when the jobs keep layout notes; written before
+    /// the worker's last signal, read after the caller's wait.
+    private var workerScanner: BinaryObjectScanner?
 
     init(
-        bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, open: [Int],
+        bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, keepsLayout: Bool, open: [Int],
         container: BinaryObjectScanner.Frame, workerStart: Int, valueCount: Int
     ) {
         self.bytes = bytes
         self.trailer = trailer
         self.limits = limits
+        self.keepsLayout = keepsLayout
         self.open = open
         self.container = container
         startValueCount = valueCount
@@ -68,9 +77,11 @@ final class BinarySplitJobs: @unchecked Sendable {
         }
         halves = .allocate(capacity: ranges.count)
         errors = .allocate(capacity: ranges.count)
+        segments = .allocate(capacity: ranges.count)
         for job in ranges.indices {
             (halves + job).initialize(to: nil)
             (errors + job).initialize(to: nil)
+            (segments + job).initialize(to: BinarySplitHalf.WalkSegment(walk: 0..<0, keyCount: 0, fromWorker: false))
         }
     }
 
@@ -79,6 +90,7 @@ final class BinarySplitJobs: @unchecked Sendable {
         halves.deallocate()
         errors.deinitialize(count: ranges.count)
         errors.deallocate()
+        segments.deallocate()
     }
 
     /// Starts the worker on one of Dispatch's threads, which outlive the read: no thread is
@@ -111,8 +123,18 @@ final class BinarySplitJobs: @unchecked Sendable {
 
     /// Records the decoded children of job `job`, which the calling thread took.
     func record(_ half: consuming BinarySplitHalf, ofJob job: Int) {
+        store(half, ofJob: job)
+    }
+
+    /// Keeps a job's children and where its walk steps lie; by the thread that took the job.
+    private func store(_ half: consuming BinarySplitHalf, ofJob job: Int) {
+        segments[job] = half.walkSegment
         (halves + job).pointee = consume half
     }
+
+    /// Where the walk steps of job `job`, which succeeded, lie in the walk of the scanner that
+    /// decoded it; read after ``waitForWorker()``.
+    func walkSegment(ofJob job: Int) -> BinarySplitHalf.WalkSegment { segments[job] }
 
     /// Records the error of job `job`, which the calling thread took.
     func record(_ error: PlistError, ofJob job: Int) {
@@ -143,19 +165,31 @@ final class BinarySplitJobs: @unchecked Sendable {
         ranges.indices.lazy.compactMap { self.errors[$0] }.first
     }
 
+    /// The scanner that decoded the worker's jobs, with their layout notes, or nil when the
+    /// worker took no job or the jobs keep no notes; read after ``waitForWorker()``.
+    func takeWorkerScanner() -> BinaryObjectScanner? {
+        workerScanner.take()
+    }
+
     private func runWorker() {
         // The first job is taken before the scanner is made: a worker that starts after the
         // caller took every job must not read the bytes, which may be gone by then.
         guard var job = take(byWorker: true) else { return }
-        var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: false)
+        var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: keepsLayout)
         while true {
             do {
-                (halves + job).pointee = try scanner.decodeHalf(ranges[job], of: container, open: open, valueCount: startValueCount)
+                store(try scanner.decodeHalf(ranges[job], of: container, open: open, valueCount: startValueCount), ofJob: job)
             } catch {
                 errors[job] = error
             }
+            // The next job is taken before this one is signalled, so that the scanner is handed
+            // over before the last signal, after which the caller may read it.
+            guard let next = take(byWorker: true) else {
+                if keepsLayout { workerScanner = consume scanner }
+                finished.signal()
+                return
+            }
             finished.signal()
-            guard let next = take(byWorker: true) else { return }
             job = next
         }
     }
