@@ -337,6 +337,7 @@ private struct TwoLosslessReads {
     let parallel: Result<(value: PlistValue, layout: BinaryLayout?), PlistError>
     let split: Bool
     let decodedAgain: Bool
+    let jobsTakenByCaller: Int
 
     init(_ bytes: [UInt8], limits: PlistLimits = .default, schedule: BinaryConcurrentDecode.SplitSchedule = .workerOnly) {
         sequential = bytes.withUnsafeBytes { raw in
@@ -354,6 +355,7 @@ private struct TwoLosslessReads {
         }
         split = outcome.split
         decodedAgain = outcome.decodedAgain
+        jobsTakenByCaller = outcome.jobsTakenByCaller
     }
 
     /// Nil when both reads agree: the same value in the same order and the same notes, or the
@@ -470,8 +472,11 @@ struct BinaryConcurrentLayoutTests {
         let reads = TwoLosslessReads(bytes, schedule: schedule)
         #expect(reads.split)
         #expect(reads.difference == nil)
-        // Alone, the calling thread's scanner knows every part: nothing to read again.
-        #expect(reads.decodedAgain == (schedule != .callerOnly))
+        // Every job holds a record that is `shared`: the read goes again on one thread as soon
+        // as the worker took one. Alone, the calling thread's scanner knows every part.
+        #expect(reads.decodedAgain == (reads.jobsTakenByCaller < BinarySplitJobs.count))
+        if schedule == .workerOnly { #expect(reads.decodedAgain) }
+        if schedule == .callerOnly { #expect(!reads.decodedAgain) }
     }
 
     @Test("a container first reached in the worker's part and met again after it joins", arguments: schedules)

@@ -101,6 +101,54 @@ enum BinaryConcurrentDecode {
     }
 }
 
+/// The children of one container in order, each with its weight in objects, as
+/// ``BinaryObjectScanner/planSplit()`` estimates it from object numbers: a child that starts a
+/// subtree (numbered above every earlier child) weighs the objects up to the next such child,
+/// and is given when that child is read (the last one, up to `upper`, at the end); a shared child
+/// weighs one, at once. A dictionary's children count their keys too (`keyWeight`).
+///
+/// The references are read without a check, for speed: they lie in the object area (the
+/// container's count was checked against it), and `largest` says afterwards whether any named an
+/// object past the file's, which makes every weight meaningless; the arithmetic wraps so that
+/// such weights cannot trap.
+struct ChildWeights {
+    let bytes: UnsafeRawBufferPointer
+    let references: Int
+    let refSize: Int
+    let count: Int
+    let keyWeight: Int
+    let upper: Int
+    /// The largest reference read so far.
+    private(set) var largest: UInt64 = 0
+    private var i = 0
+    private var open = -1
+    private var openFirst = 0
+
+    init(bytes: UnsafeRawBufferPointer, references: Int, refSize: Int, count: Int, keyWeight: Int, upper: Int) {
+        (self.bytes, self.references, self.refSize, self.count, self.keyWeight, self.upper) =
+            (bytes, references, refSize, count, keyWeight, upper)
+    }
+
+    /// The next child whose weight is known, and the weight; nil after the last.
+    @inline(__always)
+    mutating func next() -> (child: Int, weight: Int)? {
+        while i < count {
+            let raw = bytes.loadBigEndian(at: references &+ i &* refSize, width: refSize)
+            if raw > largest { largest = raw }
+            let first = Int(truncatingIfNeeded: raw)
+            let child = i
+            i &+= 1
+            guard open < 0 || first > openFirst else { return (child, keyWeight &+ 1) }
+            let previous = (open, openFirst)
+            (open, openFirst) = (child, first)
+            if previous.0 >= 0 { return (previous.0, keyWeight &+ first &- previous.1) }
+        }
+        guard open >= 0 else { return nil }
+        defer { open = -1 }
+        return (open, keyWeight &+ Swift.max(upper &- openFirst, 1))
+    }
+}
+
 /// Where a concurrent decode splits: the container whose children two threads share, the
 /// containers on the path from the top object to it, and the first entry of the worker's half.
 struct BinarySplitPlan {
@@ -145,30 +193,19 @@ extension BinaryObjectScanner {
             // A dictionary entry's key is work of its own, numbered apart from the values.
             let keyWeight = kind == 0xD ? 1 : 0
             let valueRefs = field.payload + (kind == 0xD ? count * refSize : 0)
-            // Each child's weight, in order: `body(i, w)` for a child that starts a subtree when
-            // its weight is known (at the next such child), and for a shared child at once.
-            func weigh(_ body: (Int, Int) -> Bool) throws(PlistError) {
-                var open = -1
-                var openFirst = 0
-                for i in 0..<count {
-                    let first = try lookup.reference(at: valueRefs + i * refSize)
-                    if open < 0 || first > openFirst {
-                        if open >= 0, body(open, keyWeight + first - openFirst) { return }
-                        (open, openFirst) = (i, first)
-                    } else if body(i, keyWeight + 1) {
-                        return
-                    }
-                }
-                _ = body(open, keyWeight + Swift.max(upper - openFirst, 1))
+            func weights() -> ChildWeights {
+                ChildWeights(bytes: bytes, references: valueRefs, refSize: refSize, count: count, keyWeight: keyWeight, upper: upper)
             }
             var total = 0
             var heaviest = 0
             var heaviestWeight = 0
-            try weigh { i, w in
-                total += w
+            var all = weights()
+            while let (i, w) = all.next() {
+                total &+= w
                 if w > heaviestWeight { (heaviest, heaviestWeight) = (i, w) }
-                return false
             }
+            // Any reference out of range, and there is no plan (the weights were meaningless).
+            guard all.largest < UInt64(trailer.objectCount) else { return .none }
             let next = try lookup.reference(at: valueRefs + heaviest * refSize)
             if heaviestWeight * 4 > total * 3, next != index, !ancestors.contains(next) {
                 // One child holds most of the work: split inside it.
@@ -184,11 +221,13 @@ extension BinaryObjectScanner {
             let share = kind == 0xD ? 9 : 10
             var firstOfWorker = count / 2
             var sum = 0
-            try weigh { i, w in
-                sum += w
-                guard 20 * sum >= share * total else { return false }
-                firstOfWorker = i + 1
-                return true
+            var prefix = weights()
+            while let (i, w) = prefix.next() {
+                sum &+= w
+                if 20 &* sum >= share &* total {
+                    firstOfWorker = i + 1
+                    break
+                }
             }
             return BinarySplitPlan(ancestors: ancestors, target: index, firstOfWorker: Swift.max(1, Swift.min(firstOfWorker, count - 1)))
         }

@@ -24,9 +24,9 @@ public struct BinaryPlistReader: Sendable {
     /// thread.
     public var decodesInParallel = true
 
-    /// The smallest file decoded on two threads; tests lower it to split small documents, and
-    /// then skip the processor-count check.
-    var parallelMinimumSize: Int?
+    /// The smallest file decoded on two threads; tests and the fuzz checks lower it to split
+    /// small documents, and then skip the processor-count check.
+    @_spi(Testing) public var parallelMinimumSize: Int?
 
     /// A reader with the given limits.
     public init(limits: PlistLimits = .default) { self.limits = limits }
