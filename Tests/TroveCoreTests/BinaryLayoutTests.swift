@@ -353,4 +353,36 @@ struct BinaryOrphanCopiesTests {
         let unlimited = Self.originals(sample, hashed: true)
         #expect(unlimited.answer == sample.orphans.indices.map { Optional($0) })
     }
+
+    /// The contents of a file's objects, with the protocol's key, taken from the contents.
+    private struct ContentsOnly: OrphanSource {
+        let contents: BinaryOrphanCopies.ObjectContents
+        let objectCount: Int
+        func isOrphan(_ index: Int) -> Bool { false }
+        func marker(ofReachable index: Int) -> UInt8 { 0 }
+        func content(of index: Int) -> UnsafeRawBufferPointer? { contents.content(of: index) }
+    }
+
+    @Test("the key read from the file is the key of the object's bytes, for every object of the corpus",
+          .enabled(if: BinaryFixtures.available, "fixture corpus not found: set TROVE_FIXTURES or place it at ../shared/fixtures"))
+    func shortKeysOfTheCorpus() throws {
+        var keyed = 0
+        for row in BinaryFixtures.binaryRows {
+            try row.bytes.withUnsafeBytes { raw in
+                guard let trailer = try? BinaryTrailer(raw) else { return }
+                let contents = BinaryOrphanCopies.ObjectContents(
+                    bytes: raw, lookup: BinaryObjectLookup(bytes: raw, trailer: trailer),
+                    end: trailer.offsetTableOffset, refSize: trailer.objectRefSize)
+                let reference = ContentsOnly(contents: contents, objectCount: trailer.objectCount)
+                for index in 0..<trailer.objectCount {
+                    guard let fast = contents.shortKey(of: index) else { continue }
+                    keyed += 1
+                    let expected = try #require(reference.shortKey(of: index), "\(row.path) object \(index)")
+                    #expect(fast == expected, "\(row.path) object \(index)")
+                }
+            }
+        }
+        // Booleans, null and UIDs are in most files.
+        #expect(keyed > 10_000)
+    }
 }

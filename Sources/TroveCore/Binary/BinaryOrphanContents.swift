@@ -71,6 +71,38 @@ struct OrphanContents: ~Copyable {
         return append(content)
     }
 
+    /// ``number(of:)`` for a content of fewer than eight bytes, given by its key
+    /// (``shortKey(of:)``); only for a hashed table.
+    @inline(__always)
+    mutating func number(ofShortKey key: UInt64) -> Int? {
+        assert(hashed && key & Self.longFlag == 0, "a short key for a table without hashing, or a long key")
+        if 2 &* (count &+ 1) > slotCount { growSlots() }
+        // A short content's key is the content: the probe never reads the entry's bytes.
+        guard let found = probe(UnsafeRawBufferPointer(start: nil, count: 0), key: key) else { return nil }
+        if found >= 0 { return found }
+        slotKeys[-1 - found] = key
+        slotNumbers[-1 - found] = Int32(truncatingIfNeeded: count)
+        return append(UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    /// ``offer(_:as:)`` for a content of fewer than eight bytes, given by its key; only for a
+    /// hashed table.
+    @inline(__always)
+    mutating func offer(shortKey key: UInt64, as index: Int) -> Bool {
+        guard let number = probe(UnsafeRawBufferPointer(start: nil, count: 0), key: key) else { return false }
+        if number >= 0 && entries[number].original < 0 {
+            entries[number].original = index
+            unfound &-= 1
+        }
+        return true
+    }
+
+    /// The key of a content of fewer than eight bytes: its bytes as a little-endian word, with
+    /// its length in the top byte.
+    static func shortKey(of content: UnsafeRawBufferPointer) -> UInt64 {
+        SeededByteHash.word(ofShort: content) | UInt64(truncatingIfNeeded: content.count) << 56
+    }
+
     /// Records `index`, a reachable object holding `content`, as its content's original unless
     /// it has one or no orphan holds it; false when the probes ran past the limit. Reachable
     /// objects are offered in ascending order, so the first one offered is the original.
@@ -96,7 +128,7 @@ struct OrphanContents: ~Copyable {
 
     @inline(__always)
     private func key(of content: UnsafeRawBufferPointer) -> UInt64 {
-        if content.count < 8 { return SeededByteHash.word(ofShort: content) | UInt64(truncatingIfNeeded: content.count) << 56 }
+        if content.count < 8 { return Self.shortKey(of: content) }
         return SeededByteHash.hash(content, seed: seed).hash | Self.longFlag
     }
 

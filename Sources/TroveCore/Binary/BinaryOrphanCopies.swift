@@ -52,28 +52,41 @@ enum BinaryOrphanCopies {
         var orphanTotal = 0
         var oneByteNumbers = SIMD16<Int>(repeating: -1)
         for index in 0..<objectCount where source.isOrphan(index) {
-            guard let content = source.content(of: index) else {
-                unmatched += 1
-                continue
-            }
-            // Booleans and null, most orphans, are numbered by their one byte without hashing.
-            let oneByte = content.count == 1 && content[0] < 0x10
-            var number = oneByte ? oneByteNumbers[Int(content[0])] : -1
-            if number < 0 {
-                guard let hashed = contents.number(of: content) else { return nil }
-                number = hashed
-                if oneByte { oneByteNumbers[Int(content[0])] = number }
+            var number: Int
+            let marker: UInt8
+            if hashed, let key = source.shortKey(of: index) {
+                // Booleans, null and UIDs, nearly every orphan, by a key of one word.
+                marker = UInt8(truncatingIfNeeded: key)
+                // Booleans and null are numbered by their one byte without hashing.
+                let oneByte = key >> 56 == 1 && marker < 0x10
+                number = oneByte ? oneByteNumbers[Int(marker)] : -1
+                if number < 0 {
+                    guard let found = contents.number(ofShortKey: key) else { return nil }
+                    number = found
+                    if oneByte { oneByteNumbers[Int(marker)] = number }
+                }
+            } else {
+                guard let content = source.content(of: index) else {
+                    unmatched += 1
+                    continue
+                }
+                marker = content[0]
+                guard let found = contents.number(of: content) else { return nil }
+                number = found
             }
             precondition(orphanTotal < orphanCount, "more orphans than counted")
-            wanted.insert(content[0])
+            wanted.insert(marker)
             orphans[orphanTotal] = UInt64(truncatingIfNeeded: index) << 32 | UInt64(truncatingIfNeeded: number)
             orphanTotal += 1
         }
         var index = 0
         while contents.unfound > 0 && index < objectCount {
-            if !source.isOrphan(index) && wanted.contains(source.marker(ofReachable: index)),
-                let content = source.content(of: index) {
-                guard contents.offer(content, as: index) else { return nil }
+            if !source.isOrphan(index) && wanted.contains(source.marker(ofReachable: index)) {
+                if hashed, let key = source.shortKey(of: index) {
+                    guard contents.offer(shortKey: key, as: index) else { return nil }
+                } else if let content = source.content(of: index) {
+                    guard contents.offer(content, as: index) else { return nil }
+                }
             }
             index += 1
         }
@@ -108,6 +121,9 @@ enum BinaryOrphanCopies {
 
         @inline(__always)
         func content(of index: Int) -> UnsafeRawBufferPointer? { contents.content(of: index) }
+
+        @inline(__always)
+        func shortKey(of index: Int) -> UInt64? { contents.shortKey(of: index) }
     }
 
     /// The bytes of each object of a file.
@@ -133,6 +149,26 @@ enum BinaryOrphanCopies {
             }
             guard length <= end - start else { return nil }
             return UnsafeRawBufferPointer(start: bytes.baseAddress! + start, count: length)
+        }
+
+        /// ``OrphanSource/shortKey(of:)`` read straight from the file for the objects that
+        /// have one of their kind's lengths alone (null, booleans, UIDs of up to six bytes),
+        /// nil for any other (the caller then takes ``content(of:)``).
+        @inline(__always)
+        func shortKey(of index: Int) -> UInt64? {
+            guard let start = try? lookup.offset(ofObject: index) else { return nil }
+            let marker = bytes[start]
+            let length: Int
+            switch marker >> 4 {
+            case 0x0: length = 1
+            case 0x8 where marker & 0x0F <= 5: length = 2 + Int(marker & 0x0F)
+            default: return nil
+            }
+            guard length <= end - start else { return nil }
+            // Eight bytes can be loaded: an object starts before the offset table, which the
+            // 32-byte trailer follows.
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            return word & (1 << UInt64(8 * length) - 1) | UInt64(length) << 56
         }
     }
 
@@ -173,4 +209,16 @@ protocol OrphanSource {
     func marker(ofReachable index: Int) -> UInt8
     /// Object `index`'s bytes (at least one), or nil when they cannot be measured.
     func content(of index: Int) -> UnsafeRawBufferPointer?
+    /// For an object of fewer than eight bytes, its bytes as a little-endian word with the count
+    /// in the top byte (``OrphanContents``' key for such a content); nil when a source cannot
+    /// tell it more cheaply than ``content(of:)`` (which the caller then asks).
+    func shortKey(of index: Int) -> UInt64?
+}
+
+extension OrphanSource {
+    /// The key of ``content(of:)``, for sources with no quicker way to it.
+    func shortKey(of index: Int) -> UInt64? {
+        guard let content = content(of: index), content.count < 8 else { return nil }
+        return OrphanContents.shortKey(of: content)
+    }
 }
