@@ -49,6 +49,30 @@ struct BinaryLosslessEncodingTests {
         #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
     }
 
+    @Test("a reference to a shared ASCII string edited to other text is a new string, whatever the text's storage",
+          arguments: [
+              "a different long ASCII text, stored in its own buffer",
+              "élan", "a long text with an accent: é, stored in its own buffer", "shared text, but one byte lo",
+          ])
+    func editedReferenceToSharedString(_ replacement: String) throws {
+        // Three references to one string object, long enough to be stored out of line.
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA3, 1, 1, 1])
+        let text = "shared text, but one byte longer"
+        builder.add([0x5F, 0x10, UInt8(text.utf8.count)] + Array(text.utf8))
+        let file = builder.build()
+        let (value, layout) = try readBinary(file)
+        #expect(value == [.string(text), .string(text), .string(text)])
+        #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
+        // The last reference edited: the first two still name the noted object, the edit does not.
+        let edited = PlistValue.array([.string(text), .string(text), .string(replacement)])
+        let bytes = try BinaryPlistWriter().write(edited, layout: layout)
+        #expect(try readBinary(bytes).value == edited)
+        // A text built anew, as an edit would, equal to the noted one, still names it.
+        let rebuilt = String(decoding: Array(text.utf8), as: UTF8.self)
+        #expect(try BinaryPlistWriter().write(.array([.string(text), .string(rebuilt), .string(text)]), layout: layout) == file)
+    }
+
     @Test("new scalars unify by value with noted ones spelled non-canonically")
     func respelledScalarsUniqueByValue() throws {
         let file = Self.respelledScalars()

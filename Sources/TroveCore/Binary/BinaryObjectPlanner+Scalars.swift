@@ -18,7 +18,10 @@ extension BinaryObjectPlanner {
         let claimed = objects.state(object) != 0
         switch value.pointee {
         case .string(let string):
-            return try planString(string, notedAt: position, object: object, claimed: claimed)
+            guard claimed else { return try claimString(string, object: object, textMatched: false) }
+            // A repeat is compared by the words alone, so that the string is not copied out of the
+            // value (a retain and a release) unless it must be encoded.
+            return try planStringAgain(StringRepresentation(string), text: { Self.string(at: value) }, notedAt: position, object: object)
         case .data, .array, .dictionary:
             break
         default:
@@ -128,7 +131,8 @@ extension BinaryObjectPlanner {
         let state = objects.state(object)
         if state != 0 {
             if textMatched && state == PlannedObjects.holdsNotedKeyText { return object }
-            return try planStringAgain(key.pointee, notedAt: position, object: object)
+            return try planStringAgain(
+                UnsafeRawPointer(key).load(as: StringRepresentation.self), text: { key.pointee }, notedAt: position, object: object)
         }
         return try claimString(key.pointee, object: object, textMatched: textMatched)
     }
@@ -147,19 +151,25 @@ extension BinaryObjectPlanner {
         return order
     }
 
-    /// Plans a string value noted at walk entry `position`, which names `object`.
-    mutating func planString(_ string: String, notedAt position: Int, object: Int, claimed: Bool) throws(PlistError) -> Int {
-        if claimed { return try planStringAgain(string, notedAt: position, object: object) }
-        return try claimString(string, object: object, textMatched: false)
+    /// The string at `value`, which holds one.
+    @inline(__always)
+    static func string(at value: UnsafePointer<PlistValue>) -> String {
+        guard case .string(let string) = value.pointee else { preconditionFailure("a string node holds a string") }
+        return string
     }
 
     /// Plans a string whose noted object `object` is already held: the holder when it holds the
-    /// same text, else a new string.
-    mutating func planStringAgain(_ string: String, notedAt position: Int, object: Int) throws(PlistError) -> Int {
+    /// same text, else a new string. `words` are the string's two words, from which its UTF-8
+    /// is read where it lies; `text` gives the string itself, taken out of the value being
+    /// written only where the words cannot be read or the string must be encoded.
+    mutating func planStringAgain(
+        _ words: StringRepresentation, text: () -> String, notedAt position: Int, object: Int
+    ) throws(PlistError) -> Int {
         // A holder in canonical ASCII is compared with the string's UTF-8 where it lies, rather
         // than encoded again to be compared. Under the holder's note equal text is spelled
         // alike, and different text is a different string whatever its spelling.
-        if let same = holdsASCII(string, objects[object]) { return same ? object : try planNewString(string) }
+        if let same = holdsASCII(words, text: text, objects[object]) { return same ? object : try planNewString(text()) }
+        let string = text()
         return try planScalar(
             notedAt: position, listsRepeats: false, fits: { $0.type >= 0x5 && $0.type <= 0x7 },
             encode: { buffer, note, _ in buffer.appendBinaryString(string, note: note) })
@@ -257,23 +267,30 @@ extension BinaryObjectPlanner {
         layout?.int128HighWords[UInt32(truncatingIfNeeded: object)] ?? 0
     }
 
-    /// Whether `held`, a canonical ASCII string object, holds exactly `string`; nil when it is
-    /// anything else or the string is not in contiguous storage, and the encodings must be
-    /// compared.
+    /// Whether `held`, a canonical ASCII string object, holds exactly the string whose words are
+    /// `words` (`text` gives the string, asked only when the words cannot be read); nil when the
+    /// holder is anything else or the string is not in contiguous storage, and the encodings must
+    /// be compared.
     @inline(__always)
-    func holdsASCII(_ string: String, _ held: Object) -> Bool? {
+    func holdsASCII(_ words: StringRepresentation, text: () -> String, _ held: Object) -> Bool? {
         guard held.kind == Object.scalar else { return nil }
         return encoded.withUnsafeBufferPointer { buffer -> Bool? in
             let marker = buffer[held.first]
             guard marker >> 4 == 0x5 else { return nil }
             // The text follows the marker and, for 15 bytes or more, an integer object.
             let header = marker & 0x0F == 0x0F ? 2 + 1 << Int(buffer[held.first + 1] & 0x0F) : 1
-            return string.utf8.withContiguousStorageIfAvailable { utf8 in
-                // Never nil: the held encoding is at least its marker byte.
-                let base = UnsafeRawPointer(buffer.baseAddress!)
-                return utf8.count == held.count - header
-                    && (utf8.isEmpty || ScalarUniquingTable.sameBytes(base + held.first + header, utf8.baseAddress!, count: utf8.count))
+            // Never nil: the held encoding is at least its marker byte.
+            let heldText = UnsafeRawPointer(buffer.baseAddress!) + held.first + header
+            let heldCount = held.count - header
+            func holds(_ utf8: UnsafeRawBufferPointer) -> Bool {
+                utf8.count == heldCount && (utf8.isEmpty || ScalarUniquingTable.sameBytes(heldText, utf8.baseAddress!, count: heldCount))
             }
+            if readsSmallASCII, let small = words.smallASCII {
+                return withUnsafeBytes(of: (small.low, small.high)) { holds(UnsafeRawBufferPointer(rebasing: $0[..<small.count])) }
+            }
+            // The value being written holds the string, so its bytes stay put.
+            if readsTailAllocatedUTF8, let utf8 = words.tailAllocatedUTF8 { return holds(utf8) }
+            return text().utf8.withContiguousStorageIfAvailable { holds(UnsafeRawBufferPointer($0)) }
         }
     }
 

@@ -117,6 +117,10 @@ struct BinaryObjectPlanner: ~Copyable {
     }
 
     let layout: BinaryLayout?
+    /// Whether strings' words can be read as text (see ``holdsASCII(_:text:_:)``): asked once
+    /// per write rather than at every string.
+    let readsSmallASCII = StringRepresentation.readsSmallASCII
+    let readsTailAllocatedUTF8 = StringRepresentation.readsTailAllocatedUTF8
     let maxDepth: Int
     /// Counts the values that new containers hold, so that a value whose shared containers
     /// would expand past ``PlistLimits/maxExpandedValues`` stops instead of planning each copy.
