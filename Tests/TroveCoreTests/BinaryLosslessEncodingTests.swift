@@ -73,6 +73,26 @@ struct BinaryLosslessEncodingTests {
         #expect(try BinaryPlistWriter().write(.array([.string(text), .string(rebuilt), .string(text)]), layout: layout) == file)
     }
 
+    @Test("a reference noted as one shared string that now holds another shared string's text names that one")
+    func referenceMovedBetweenSharedStrings() throws {
+        // [A, A, B, B], each text one object shared by two references, stored out of line.
+        var builder = BinaryPlistBuilder()
+        builder.add([0xA4, 1, 1, 2, 2])
+        let a = "the first shared text, out of line"
+        let b = "the second shared text, out of line"
+        builder.add([0x5F, 0x10, UInt8(a.utf8.count)] + Array(a.utf8))
+        builder.add([0x5F, 0x10, UInt8(b.utf8.count)] + Array(b.utf8))
+        let file = builder.build()
+        let (value, layout) = try readBinary(file)
+        guard case .array(let read) = value else { Issue.record("not an array"); return }
+        // The read's own strings: the last reference, noted as B (held by then), takes the
+        // storage of the second, which was just found to be A's object's text.
+        let edited = PlistValue.array([read[0], read[1], read[2], read[1]])
+        let bytes = try BinaryPlistWriter().write(edited, layout: layout)
+        #expect(try readBinary(bytes).value == edited)
+        #expect(try binaryObjectBytes(of: bytes).count == 3)
+    }
+
     @Test("new scalars unify by value with noted ones spelled non-canonically")
     func respelledScalarsUniqueByValue() throws {
         let file = Self.respelledScalars()

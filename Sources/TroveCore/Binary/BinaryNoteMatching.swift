@@ -153,11 +153,17 @@ struct NoteCursor {
         position = Swift.min(position + count, end)
     }
 
-    /// How many children remain.
+    /// How many children remain: the steps from one child's entry to the next, as ``next()``
+    /// takes them, without its optional per step (a long dictionary's noted entries are
+    /// counted this way at every rewrite).
     func remainingCount() -> Int {
-        var copy = self
+        guard let extents else { return 0 }
+        var position = self.position
         var count = 0
-        while copy.next() != nil { count += 1 }
+        while position < end {
+            position &+= Int(extents[position])
+            count &+= 1
+        }
         return count
     }
 }

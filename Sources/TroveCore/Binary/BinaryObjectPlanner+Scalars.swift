@@ -168,7 +168,14 @@ extension BinaryObjectPlanner {
         // A holder in canonical ASCII is compared with the string's UTF-8 where it lies, rather
         // than encoded again to be compared. Under the holder's note equal text is spelled
         // alike, and different text is a different string whatever its spelling.
-        if let same = holdsASCII(words, text: text, objects[object]) { return same ? object : try planNewString(text()) }
+        // The words stand for the text exactly while the value being written holds the string.
+        let slot = recentStrings.slot(words.low, words.high)
+        if recentStrings.object(at: slot, words.low, words.high) == UInt32(truncatingIfNeeded: object) { return object }
+        if let same = holdsASCII(words, text: text, objects[object]) {
+            guard same else { return try planNewString(text()) }
+            recentStrings.remember(UInt32(truncatingIfNeeded: object), at: slot, words.low, words.high)
+            return object
+        }
         let string = text()
         return try planScalar(
             notedAt: position, listsRepeats: false, fits: { $0.type >= 0x5 && $0.type <= 0x7 },

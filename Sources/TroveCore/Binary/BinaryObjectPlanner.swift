@@ -121,6 +121,10 @@ struct BinaryObjectPlanner: ~Copyable {
     /// per write rather than at every string.
     let readsSmallASCII = StringRepresentation.readsSmallASCII
     let readsTailAllocatedUTF8 = StringRepresentation.readsTailAllocatedUTF8
+    /// The held objects that strings met again were found to hold, by the strings' words (see
+    /// ``planStringAgain(_:text:notedAt:object:)``): a string shared by many references is
+    /// compared once per storage rather than at every reference.
+    var recentStrings = BinaryRecentObjects(initialBits: 4, bits: 9)
     let maxDepth: Int
     /// Counts the values that new containers hold, so that a value whose shared containers
     /// would expand past ``PlistLimits/maxExpandedValues`` stops instead of planning each copy.
