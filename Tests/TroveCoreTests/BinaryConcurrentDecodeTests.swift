@@ -35,16 +35,24 @@ private struct TwoReads {
     /// Nil when both reads agree: the same value with every dictionary's keys in the same
     /// order, or the same error.
     var difference: String? {
-        switch (sequential, parallel) {
-        case (.success(let a), .success(let b)):
-            return sameInOrder(a, b) ? nil : "values differ"
-        case (.failure(let a), .failure(let b)):
-            return a == b ? nil : "errors differ: \(a) vs \(b)"
-        case (.success, .failure(let b)):
-            return "only the two-thread read failed: \(b)"
-        case (.failure(let a), .success):
-            return "only the one-thread read failed: \(a)"
-        }
+        readsDifference(sequential, parallel) { a, b in sameInOrder(a, b) ? nil : "values differ" }
+    }
+}
+
+/// Nil when a one-thread and a two-thread read agree: both succeed with results `same` finds
+/// no difference between (else its description), or both fail with the same error.
+private func readsDifference<Read>(
+    _ sequential: Result<Read, PlistError>, _ parallel: Result<Read, PlistError>, same: (Read, Read) -> String?
+) -> String? {
+    switch (sequential, parallel) {
+    case (.success(let a), .success(let b)):
+        return same(a, b)
+    case (.failure(let a), .failure(let b)):
+        return a == b ? nil : "errors differ: \(a) vs \(b)"
+    case (.success, .failure(let b)):
+        return "only the two-thread read failed: \(b)"
+    case (.failure(let a), .success):
+        return "only the one-thread read failed: \(a)"
     }
 }
 
@@ -102,6 +110,100 @@ private func records(_ count: Int, _ builder: inout BinaryPlistBuilder, record: 
 /// Every way the jobs of a split container can be taken.
 private let schedules: [BinaryConcurrentDecode.SplitSchedule] = [.shared, .callerOnly, .workerOnly]
 
+/// `{before: shared, list: [300 records, every 37th of them shared], after: shared}`: one
+/// container reached before the split container, in both halves, and after it.
+private func sharedContainerFile() -> [UInt8] {
+    file { b in
+        let shared = b.add([])
+        let sharedText = b.add(ascii("shared text"))
+        let inner = b.add(array([sharedText]))
+        b.objects[shared] = array([inner, sharedText])
+        let list = b.add([])
+        let children = records(300, &b) { i, _ in i % 37 == 0 ? shared : nil }
+        b.objects[list] = array(children)
+        let keys = [b.add(ascii("before")), b.add(ascii("list")), b.add(ascii("after"))]
+        return dictionary(keys, [shared, list, shared])
+    }
+}
+
+/// A value of one of the generated shapes the split tests write and read back.
+private func generatedValue(_ shape: String) -> PlistValue {
+    switch shape {
+    case "dictionary":
+        return .dictionary(PlistDictionary((0..<5000).map { ("key \($0)", $0 % 3 == 0 ? .string("value \($0 % 700)") : .integer(PlistInteger($0))) }))
+    case "array":
+        return .array((0..<3000).map { i in
+            i % 4 == 0 ? .array([.integer(PlistInteger(i)), .string("s\(i % 50)")]) : .real(PlistReal(Double(i) / 7))
+        })
+    case "nested":
+        let records: [PlistValue] = (0..<800).map { i in
+            .dictionary(["id": .integer(PlistInteger(i)), "tags": .array([.string("t\(i % 7)"), .bool(i % 2 == 0)]), "name": .string("n\(i)")])
+        }
+        return .dictionary(["version": .integer(3), "records": .array(records), "title": .string("nested")])
+    default:
+        return .array((0..<40).map { j in .dictionary(PlistDictionary((0..<60).map { ("k\($0)", .integer(PlistInteger($0 * j))) })) })
+    }
+}
+
+/// A malformed file of the kind named, whose error the split and one-thread reads must agree on,
+/// with the limits to read it under.
+private func malformedFile(_ kind: String) -> (bytes: [UInt8], limits: PlistLimits) {
+    var limits = PlistLimits.default
+    let bytes: [UInt8]
+    switch kind {
+    case "cycle through the split container":
+        bytes = file { b in array(records(300, &b) { i, _ in i == 250 ? 0 : nil }) }
+    case "cycle in the worker's half":
+        bytes = file { b in
+            array(records(300, &b) { i, b in
+                guard i == 280 else { return nil }
+                let x = b.add([])
+                let y = b.add(array([x]))
+                b.objects[x] = array([y])
+                return x
+            })
+        }
+    case "non-string key in the first half", "non-string key in the worker's half":
+        let bad = kind.contains("first") ? 10 : 290
+        bytes = file { b in
+            let keys = (0..<300).map { i in b.add(i == bad ? integer(i) : ascii("k\(i)")) }
+            return dictionary(keys, (0..<300).map { b.add(integer($0)) })
+        }
+    case "too deep in the worker's half":
+        limits.maxDepth = 8
+        bytes = file { b in
+            array(records(300, &b) { i, b in
+                guard i == 290 else { return nil }
+                let top = b.add([])
+                var previous = top
+                for _ in 0..<10 {
+                    let next = b.add([])
+                    b.objects[previous] = array([next])
+                    previous = next
+                }
+                b.objects[previous] = array([])
+                return top
+            })
+        }
+    case "bad value in the first half, bad key in the worker's half":
+        // One thread reads every key before any value, so the key's error comes first,
+        // although the calling thread's half fails first.
+        bytes = file { b in
+            let keys = (0..<300).map { i in b.add(i == 290 ? integer(i) : ascii("k\(i)")) }
+            return dictionary(keys, (0..<300).map { i in b.add(i == 10 ? array([60000]) : integer(i)) })
+        }
+    default:
+        // The first half's error comes first in walk order, as on one thread.
+        bytes = file { b in
+            array(records(300, &b) { i, b in
+                guard i == 20 || i == 280 else { return nil }
+                return b.add(array([60000 + i]))
+            })
+        }
+    }
+    return (bytes, limits)
+}
+
 @Suite("Binary decode on two threads")
 struct BinaryConcurrentDecodeTests {
     @Test("every binary fixture reads the same on two threads as on one",
@@ -123,22 +225,7 @@ struct BinaryConcurrentDecodeTests {
         "dictionary", "array", "nested", "wide dictionaries",
     ], schedules)
     func generated(_ shape: String, _ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
-        let value: PlistValue
-        switch shape {
-        case "dictionary":
-            value = .dictionary(PlistDictionary((0..<5000).map { ("key \($0)", $0 % 3 == 0 ? .string("value \($0)") : .integer(PlistInteger($0))) }))
-        case "array":
-            value = .array((0..<3000).map { i in
-                i % 4 == 0 ? .array([.integer(PlistInteger(i)), .string("s\(i % 50)")]) : .real(PlistReal(Double(i) / 7))
-            })
-        case "nested":
-            let records: [PlistValue] = (0..<800).map { i in
-                .dictionary(["id": .integer(PlistInteger(i)), "tags": .array([.string("t\(i % 7)"), .bool(i % 2 == 0)]), "name": .string("n\(i)")])
-            }
-            value = .dictionary(["version": .integer(3), "records": .array(records), "title": .string("nested")])
-        default:
-            value = .array((0..<40).map { j in .dictionary(PlistDictionary((0..<60).map { ("k\($0)", .integer(PlistInteger($0 * j))) })) })
-        }
+        let value = generatedValue(shape)
         let bytes = try BinaryPlistWriter().write(value)
         let reads = TwoReads(bytes, schedule: schedule)
         #expect(reads.split)
@@ -154,17 +241,7 @@ struct BinaryConcurrentDecodeTests {
 
     @Test("objects referenced from both halves and after the split container", arguments: schedules)
     func sharedObjects(_ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
-        let bytes = file { b in
-            let shared = b.add([])
-            let sharedText = b.add(ascii("shared text"))
-            let inner = b.add(array([sharedText]))
-            b.objects[shared] = array([inner, sharedText])
-            let list = b.add([])
-            let children = records(300, &b) { i, _ in i % 37 == 0 ? shared : nil }
-            b.objects[list] = array(children)
-            let keys = [b.add(ascii("before")), b.add(ascii("list")), b.add(ascii("after"))]
-            return dictionary(keys, [shared, list, shared])
-        }
+        let bytes = sharedContainerFile()
         let reads = TwoReads(bytes, schedule: schedule)
         #expect(reads.split)
         #expect(!reads.decodedAgain)
@@ -195,59 +272,7 @@ struct BinaryConcurrentDecodeTests {
         "bad value in the first half, bad key in the worker's half",
     ], schedules)
     func malformed(_ kind: String, _ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
-        var limits = PlistLimits.default
-        let bytes: [UInt8]
-        switch kind {
-        case "cycle through the split container":
-            bytes = file { b in array(records(300, &b) { i, _ in i == 250 ? 0 : nil }) }
-        case "cycle in the worker's half":
-            bytes = file { b in
-                array(records(300, &b) { i, b in
-                    guard i == 280 else { return nil }
-                    let x = b.add([])
-                    let y = b.add(array([x]))
-                    b.objects[x] = array([y])
-                    return x
-                })
-            }
-        case "non-string key in the first half", "non-string key in the worker's half":
-            let bad = kind.contains("first") ? 10 : 290
-            bytes = file { b in
-                let keys = (0..<300).map { i in b.add(i == bad ? integer(i) : ascii("k\(i)")) }
-                return dictionary(keys, (0..<300).map { b.add(integer($0)) })
-            }
-        case "too deep in the worker's half":
-            limits.maxDepth = 8
-            bytes = file { b in
-                array(records(300, &b) { i, b in
-                    guard i == 290 else { return nil }
-                    let top = b.add([])
-                    var previous = top
-                    for _ in 0..<10 {
-                        let next = b.add([])
-                        b.objects[previous] = array([next])
-                        previous = next
-                    }
-                    b.objects[previous] = array([])
-                    return top
-                })
-            }
-        case "bad value in the first half, bad key in the worker's half":
-            // One thread reads every key before any value, so the key's error comes first,
-            // although the calling thread's half fails first.
-            bytes = file { b in
-                let keys = (0..<300).map { i in b.add(i == 290 ? integer(i) : ascii("k\(i)")) }
-                return dictionary(keys, (0..<300).map { i in b.add(i == 10 ? array([60000]) : integer(i)) })
-            }
-        default:
-            // The first half's error comes first in walk order, as on one thread.
-            bytes = file { b in
-                array(records(300, &b) { i, b in
-                    guard i == 20 || i == 280 else { return nil }
-                    return b.add(array([60000 + i]))
-                })
-            }
-        }
+        let (bytes, limits) = malformedFile(kind)
         let reads = TwoReads(bytes, limits: limits, schedule: schedule)
         #expect(reads.split)
         guard case .failure = reads.sequential else { Issue.record("\(kind) was read"); return }
@@ -361,17 +386,10 @@ private struct TwoLosslessReads {
     /// Nil when both reads agree: the same value in the same order and the same notes, or the
     /// same error.
     var difference: String? {
-        switch (sequential, parallel) {
-        case (.success(let a), .success(let b)):
+        readsDifference(sequential, parallel) { a, b in
             guard sameInOrder(a.value, b.value) else { return "values differ" }
             guard let x = a.layout, let y = b.layout else { return "a layout is missing" }
             return layoutDifference(x, y)
-        case (.failure(let a), .failure(let b)):
-            return a == b ? nil : "errors differ: \(a) vs \(b)"
-        case (.success, .failure(let b)):
-            return "only the two-thread read failed: \(b)"
-        case (.failure(let a), .success):
-            return "only the one-thread read failed: \(a)"
         }
     }
 }
@@ -429,22 +447,7 @@ struct BinaryConcurrentLayoutTests {
         "dictionary", "array", "nested", "wide dictionaries",
     ], schedules)
     func generated(_ shape: String, _ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
-        let value: PlistValue
-        switch shape {
-        case "dictionary":
-            value = .dictionary(PlistDictionary((0..<5000).map { ("key \($0)", $0 % 3 == 0 ? .string("value \($0 % 700)") : .integer(PlistInteger($0))) }))
-        case "array":
-            value = .array((0..<3000).map { i in
-                i % 4 == 0 ? .array([.integer(PlistInteger(i)), .string("s\(i % 50)")]) : .real(PlistReal(Double(i) / 7))
-            })
-        case "nested":
-            let records: [PlistValue] = (0..<800).map { i in
-                .dictionary(["id": .integer(PlistInteger(i)), "tags": .array([.string("t\(i % 7)"), .bool(i % 2 == 0)]), "name": .string("n\(i)")])
-            }
-            value = .dictionary(["version": .integer(3), "records": .array(records), "title": .string("nested")])
-        default:
-            value = .array((0..<40).map { j in .dictionary(PlistDictionary((0..<60).map { ("k\($0)", .integer(PlistInteger($0 * j))) })) })
-        }
+        let value = generatedValue(shape)
         let bytes = try BinaryPlistWriter().write(value)
         let reads = TwoLosslessReads(bytes, schedule: schedule)
         #expect(reads.split)
@@ -457,18 +460,7 @@ struct BinaryConcurrentLayoutTests {
 
     @Test("a container both threads reach is read again on one thread, with the same notes", arguments: schedules)
     func containerBothThreadsReach(_ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
-        // `shared` is reached before the split container, in both halves, and after it.
-        let bytes = file { b in
-            let shared = b.add([])
-            let sharedText = b.add(ascii("shared text"))
-            let inner = b.add(array([sharedText]))
-            b.objects[shared] = array([inner, sharedText])
-            let list = b.add([])
-            let children = records(300, &b) { i, _ in i % 37 == 0 ? shared : nil }
-            b.objects[list] = array(children)
-            let keys = [b.add(ascii("before")), b.add(ascii("list")), b.add(ascii("after"))]
-            return dictionary(keys, [shared, list, shared])
-        }
+        let bytes = sharedContainerFile()
         let reads = TwoLosslessReads(bytes, schedule: schedule)
         #expect(reads.split)
         #expect(reads.difference == nil)
@@ -559,32 +551,8 @@ struct BinaryConcurrentLayoutTests {
         "cycle in the worker's half", "non-string key in the worker's half", "bad reference in each half",
     ], schedules)
     func malformed(_ kind: String, _ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
-        let bytes: [UInt8]
-        switch kind {
-        case "cycle in the worker's half":
-            bytes = file { b in
-                array(records(300, &b) { i, b in
-                    guard i == 280 else { return nil }
-                    let x = b.add([])
-                    let y = b.add(array([x]))
-                    b.objects[x] = array([y])
-                    return x
-                })
-            }
-        case "non-string key in the worker's half":
-            bytes = file { b in
-                let keys = (0..<300).map { i in b.add(i == 290 ? integer(i) : ascii("k\(i)")) }
-                return dictionary(keys, (0..<300).map { b.add(integer($0)) })
-            }
-        default:
-            bytes = file { b in
-                array(records(300, &b) { i, b in
-                    guard i == 20 || i == 280 else { return nil }
-                    return b.add(array([60000 + i]))
-                })
-            }
-        }
-        let reads = TwoLosslessReads(bytes, schedule: schedule)
+        let (bytes, limits) = malformedFile(kind)
+        let reads = TwoLosslessReads(bytes, limits: limits, schedule: schedule)
         #expect(reads.split)
         guard case .failure = reads.sequential else { Issue.record("\(kind) was read"); return }
         #expect(reads.difference == nil)
