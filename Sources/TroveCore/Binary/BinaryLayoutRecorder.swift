@@ -171,6 +171,7 @@ struct BinaryLayoutRecorder: ~Copyable {
     mutating func replaceWalk(from start: Int, with pieces: [WalkPiece]) {
         precondition(objectCount > 0, "replacing the walk of a recorder that records nothing")
         assert(start >= 0 && start <= walkCount, "replacing a walk from past its end")
+        if replaceWalkInPlace(from: start, with: pieces) { return }
         let total = start + pieces.reduce(0) { $0 + $1.range.count }
         let capacity = Swift.max(walkCapacity, total)
         let newObjects = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
@@ -186,6 +187,35 @@ struct BinaryLayoutRecorder: ~Copyable {
         walkObjects.deallocate()
         walkExtents.deallocate()
         (walkObjects, walkExtents, walkCapacity, walkCount) = (newObjects, newExtents, capacity, end)
+    }
+
+    /// ``replaceWalk(from:with:)`` within this walk's own storage, which is reserved for the
+    /// whole file, when every piece of it only moves towards the end (the calling thread's part
+    /// of a split container, with the worker's parts put before or after it): each of its own
+    /// pieces is moved, the last first, then the other recorders' pieces are copied in. False,
+    /// having changed nothing, when that cannot be done (the calling thread also decoded some of
+    /// a dictionary's later parts, whose keys move back, or the walk's storage is too small).
+    private mutating func replaceWalkInPlace(from start: Int, with pieces: [WalkPiece]) -> Bool {
+        var destinations: [Int] = []
+        destinations.reserveCapacity(pieces.count)
+        var end = start
+        for piece in pieces {
+            if piece.objects == UnsafePointer(walkObjects) && !piece.range.isEmpty && end < piece.range.lowerBound { return false }
+            destinations.append(end)
+            end += piece.range.count
+        }
+        guard end <= walkCapacity else { return false }
+        for (piece, destination) in zip(pieces, destinations).reversed()
+        where piece.objects == UnsafePointer(walkObjects) && !piece.range.isEmpty && destination != piece.range.lowerBound {
+            (walkObjects + destination).update(from: walkObjects + piece.range.lowerBound, count: piece.range.count)
+            (walkExtents + destination).update(from: walkExtents + piece.range.lowerBound, count: piece.range.count)
+        }
+        for (piece, destination) in zip(pieces, destinations) where piece.objects != UnsafePointer(walkObjects) && !piece.range.isEmpty {
+            (walkObjects + destination).update(from: piece.objects + piece.range.lowerBound, count: piece.range.count)
+            (walkExtents + destination).update(from: piece.extents + piece.range.lowerBound, count: piece.range.count)
+        }
+        walkCount = end
+        return true
     }
 
     /// The layout's arrays, handed over: the recorder keeps no texts after this.
