@@ -29,8 +29,15 @@ struct TroveEngine: PlistEngine {
 struct TroveLayoutEngine: PlistEngine {
     var name: String { "trove+layout" }
 
+    /// Layout notes kept; `TROVE_ONE_THREAD` turns the two-thread decode off here too.
+    static let readOptions: PlistReadOptions = {
+        var options = PlistReadOptions()
+        if ProcessInfo.processInfo.environment["TROVE_ONE_THREAD"] != nil { options.decodesBinaryInParallel = false }
+        return options
+    }()
+
     func decode(_ document: Data, format: DocumentFormat) throws -> PlistDocument {
-        try Plist.read(document)
+        try Plist.read(document, options: Self.readOptions)
     }
 
     /// Through `Plist.write(_:)` as a user would: it hands the writer's buffer to `Data` without
