@@ -47,9 +47,9 @@ public struct PlistReadOptions: Sendable {
     public var openStep: OpenStepPlistReader.Options
     /// The JSON reader's switches (``JSONPlistReader/Options/strict``).
     public var json: JSONPlistReader.Options
-    /// Whether a large binary plist read without layout notes may be decoded on two threads
-    /// (see ``BinaryPlistReader/decodesInParallel``). On by default; the value read is the same
-    /// either way.
+    /// Whether a large binary plist, with or without layout notes, may be decoded on two threads
+    /// (see ``BinaryPlistReader/decodesInParallel``). On by default; the value and the notes read
+    /// are the same either way.
     public var decodesBinaryInParallel = true
 
     /// Options with the default limits and layout notes on.
