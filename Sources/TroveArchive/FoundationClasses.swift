@@ -141,7 +141,9 @@ extension ArchiveDecoder {
             path.removeLast()
         }
         // Made at its final size: reserving capacity in an empty array, in code not specialized
-        // for `T`, goes through the runtime's general reallocation.
+        // for `T`, goes through the runtime's general reallocation. Never at a capacity of 0,
+        // which writes into the standard library's shared empty array.
+        guard !references.isEmpty else { return [] }
         return try [T](unsafeUninitializedCapacity: references.count) { elements, initialized in
             for index in references.indices {
                 path[path.count - 1] = .index(index)

@@ -224,8 +224,10 @@ struct BinaryLayoutRecorder: ~Copyable {
     ) {
         _checkInvariants()
         let count = textCount
-        let keyTexts = [String](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if count > 0 { buffer.baseAddress!.moveInitialize(from: texts, count: count) }
+        // Not made with a capacity of 0, which writes a count into the standard library's one
+        // shared empty array (a data race between two reads on two threads, if a harmless one).
+        let keyTexts = count == 0 ? [] : [String](unsafeUninitializedCapacity: count) { buffer, initialized in
+            buffer.baseAddress!.moveInitialize(from: texts, count: count)
             initialized = count
         }
         textCount = 0

@@ -239,8 +239,10 @@ struct ByteBuffer: ~Copyable {
     /// The bytes as an array, copied with `memcpy` (the generic array initializer copied a
     /// byte at a time).
     var array: [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if count > 0, let base = buffer.baseAddress { memcpy(base, storage, count) }
+        // Never made with a capacity of 0, which writes into the shared empty array.
+        guard count > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let base = buffer.baseAddress { memcpy(base, storage, count) }
             initialized = count
         }
     }
