@@ -421,7 +421,7 @@ extension BinaryObjectScanner {
             values: values, keyCount: keyCount, keyHashes: hashes, expanded: part.expanded,
             addedValues: addsCountedValues ? valueCount - counted : 0,
             walkSegment: BinarySplitHalf.WalkSegment(
-                walk: walkStart..<recorder.walkCount, keyCount: keepsLayout ? keyCount : 0, fromWorker: addsCountedValues))
+                walk: walkStart..<recorder.walkCount, keyCount: keyCount, fromWorker: addsCountedValues))
     }
 
     /// Decodes the keys of the entries `half.next..<half.end` of a split dictionary onto
@@ -474,7 +474,8 @@ extension BinaryObjectScanner {
 /// their values on one stack, with what the limits need.
 struct BinarySplitHalf: ~Copyable {
     /// Where a part's steps lie in the walk of the scanner that decoded it: the keys' steps
-    /// (one each) and then the values' subtrees. Empty when the read keeps no layout notes.
+    /// (one each) and then the values' subtrees. The walk is empty when the read keeps no
+    /// layout notes.
     struct WalkSegment {
         var walk: Range<Int>
         var keyCount: Int

@@ -17,11 +17,10 @@ public struct BinaryPlistReader: Sendable {
     /// or more on a machine with two or more active processors, with or without layout notes.
     ///
     /// The value, the layout notes, and the error for malformed input are the same as on one
-    /// thread. A limit is
-    /// checked over the whole document when the halves join, so a file over a limit may cost up
-    /// to twice the work before the read fails (each half runs on, and a failure is confirmed
-    /// by decoding again on one thread). On by default; off keeps every read on the calling
-    /// thread.
+    /// thread. A limit is checked over the whole document when the halves join, so a file over a
+    /// limit may cost up to twice the work before the read fails (each half runs on, and a
+    /// failure is confirmed by decoding again on one thread). On by default; off keeps every read
+    /// on the calling thread.
     public var decodesInParallel = true
 
     /// The smallest file decoded on two threads; tests and the fuzz checks lower it to split
@@ -51,11 +50,10 @@ public struct BinaryPlistReader: Sendable {
         _ bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer, limits: PlistLimits, keepingLayout: Bool,
         outcome: inout BinaryConcurrentDecode.Outcome
     ) throws(PlistError) -> (value: PlistValue, layout: BinaryLayout?) {
-        guard keepingLayout else {
-            return (try BinaryConcurrentDecode.decode(bytes, trailer: trailer, limits: limits, outcome: &outcome), nil)
-        }
-        return try BinaryConcurrentDecode.decode(bytes, trailer: trailer, limits: limits, keepsLayout: true, outcome: &outcome) { scanner, value in
-            (value, layout(of: &scanner, trailer: trailer))
+        try BinaryConcurrentDecode.decode(
+            bytes, trailer: trailer, limits: limits, keepsLayout: keepingLayout, outcome: &outcome
+        ) { scanner, value in
+            (value, keepingLayout ? layout(of: &scanner, trailer: trailer) : nil)
         }
     }
 
@@ -79,8 +77,8 @@ public struct BinaryPlistReader: Sendable {
             unmatchedOrphanCount: unmatched)
     }
 
-    /// Whether a plain read of a file of `size` bytes and `objects` objects may split its
-    /// decode (see ``decodesInParallel``).
+    /// Whether a read of a file of `size` bytes and `objects` objects may split its decode (see
+    /// ``decodesInParallel``).
     func splits(_ size: Int, objects: Int) -> Bool {
         guard decodesInParallel else { return false }
         if let parallelMinimumSize { return size >= parallelMinimumSize }

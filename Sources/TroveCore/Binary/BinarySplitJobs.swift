@@ -52,8 +52,6 @@ final class BinarySplitJobs: @unchecked Sendable {
     /// Each job's decoded children, or its error, written once by the thread that took it.
     private let halves: UnsafeMutablePointer<BinarySplitHalf?>
     private let errors: UnsafeMutablePointer<PlistError?>
-    /// Where each job's walk steps lie, written with its half (see ``walkSegment(ofJob:)``).
-    private let segments: UnsafeMutablePointer<BinarySplitHalf.WalkSegment>
     /// The worker's scanner after its last job, when the jobs keep layout notes; written before
     /// the worker's last signal, read after the caller's wait.
     private var workerScanner: BinaryObjectScanner?
@@ -77,11 +75,9 @@ final class BinarySplitJobs: @unchecked Sendable {
         }
         halves = .allocate(capacity: ranges.count)
         errors = .allocate(capacity: ranges.count)
-        segments = .allocate(capacity: ranges.count)
         for job in ranges.indices {
             (halves + job).initialize(to: nil)
             (errors + job).initialize(to: nil)
-            (segments + job).initialize(to: BinarySplitHalf.WalkSegment(walk: 0..<0, keyCount: 0, fromWorker: false))
         }
     }
 
@@ -90,7 +86,6 @@ final class BinarySplitJobs: @unchecked Sendable {
         halves.deallocate()
         errors.deinitialize(count: ranges.count)
         errors.deallocate()
-        segments.deallocate()
     }
 
     /// Starts the worker on one of Dispatch's threads, which outlive the read: no thread is
@@ -126,15 +121,17 @@ final class BinarySplitJobs: @unchecked Sendable {
         store(half, ofJob: job)
     }
 
-    /// Keeps a job's children and where its walk steps lie; by the thread that took the job.
+    /// Keeps a job's children; by the thread that took the job.
     private func store(_ half: consuming BinarySplitHalf, ofJob job: Int) {
-        segments[job] = half.walkSegment
         (halves + job).pointee = consume half
     }
 
     /// Where the walk steps of job `job`, which succeeded, lie in the walk of the scanner that
-    /// decoded it; read after ``waitForWorker()``.
-    func walkSegment(ofJob job: Int) -> BinarySplitHalf.WalkSegment { segments[job] }
+    /// decoded it; read after ``waitForWorker()``, before the job's children are taken.
+    func walkSegment(ofJob job: Int) -> BinarySplitHalf.WalkSegment {
+        guard let segment = (halves + job).pointee?.walkSegment else { preconditionFailure("a split job that was never done") }
+        return segment
+    }
 
     /// Records the error of job `job`, which the calling thread took.
     func record(_ error: PlistError, ofJob job: Int) {
