@@ -82,22 +82,13 @@ extension XMLEmitter {
             }
         }
         if isBool {
-            out.append(UInt8(ascii: "<"))
-            XMLCanonicalSpelling.append(name, to: &out)
-            XMLCanonicalSpelling.append("/>", to: &out)
+            appendEmptyTag(name)
             return
         }
-        out.append(UInt8(ascii: "<"))
-        XMLCanonicalSpelling.append(name, to: &out)
-        out.append(UInt8(ascii: ">"))
+        appendStartTag(name)
         out.append(contentsOf: scratch)
-        if note.startTag == nil, let end = note.endTag, Self.tagName(end).elementsEqual(Self.bytes(name)) {
-            out.append(contentsOf: end)
-        } else {
-            XMLCanonicalSpelling.append("</", to: &out)
-            XMLCanonicalSpelling.append(name, to: &out)
-            out.append(UInt8(ascii: ">"))
-        }
+        let endTag = note.startTag == nil ? note.endTag.flatMap { Self.tagName($0).elementsEqual(Self.bytes(name)) ? $0 : nil } : nil
+        appendEndTag(name, endTag)
     }
 
     /// Writes the start tag of a container that has a note and returns it to be opened, or
@@ -124,18 +115,14 @@ extension XMLEmitter {
                     appendEndTag(name, endTag)
                 }
             } else {
-                out.append(UInt8(ascii: "<"))
-                XMLCanonicalSpelling.append(name, to: &out)
-                XMLCanonicalSpelling.append("/>", to: &out)
+                appendEmptyTag(name)
             }
             return nil
         }
         if let start, !Self.isSelfClosing(start) {
             out.append(contentsOf: start)
         } else {
-            out.append(UInt8(ascii: "<"))
-            XMLCanonicalSpelling.append(name, to: &out)
-            out.append(UInt8(ascii: ">"))
+            appendStartTag(name)
         }
         var repeats: (entries: [XMLRepeatedEntry], dictionary: PlistDictionary)?
         if let entries = note?.repeatedEntries, !entries.isEmpty, let dictionary {
@@ -145,6 +132,20 @@ extension XMLEmitter {
         let noted = repeats == nil && closing == nil && endTag == nil
             ? nil : NotedContainer(repeats: repeats, closing: closing, endTag: endTag)
         return Self.opened(cursor, old: old, shape: shape, noted: noted)
+    }
+
+    /// Writes CF's `<name>`.
+    private mutating func appendStartTag(_ name: StaticString) {
+        out.append(UInt8(ascii: "<"))
+        XMLCanonicalSpelling.append(name, to: &out)
+        out.append(UInt8(ascii: ">"))
+    }
+
+    /// Writes CF's `<name/>`.
+    private mutating func appendEmptyTag(_ name: StaticString) {
+        out.append(UInt8(ascii: "<"))
+        XMLCanonicalSpelling.append(name, to: &out)
+        XMLCanonicalSpelling.append("/>", to: &out)
     }
 
     /// Writes `endTag`, a noted end tag that names the element, or the canonical one.
