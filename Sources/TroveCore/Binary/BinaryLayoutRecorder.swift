@@ -3,16 +3,20 @@
 ///
 /// Written through plain pointers rather than by array appends and subscripts: the scanner notes
 /// every object and every walk step, and each array append or subscript write paid a uniqueness
-/// check (a runtime call) and a bounds check. The per-object notes are written straight into the
-/// arrays the layout keeps, which this recorder alone holds until ``finish()`` hands them over, so
-/// they are never copied; the walk, whose length is only known at the end, is copied out once.
+/// check (a runtime call) and a bounds check. The notes are written straight into the arrays the
+/// layout keeps, which this recorder alone holds until ``finish()`` hands them over, so they are
+/// never copied. The walk's length is only known at the end: its arrays are made as long as the
+/// walk can get (their elements past `walkCount` never written, which costs no memory in pages
+/// nothing touches) and are cut to the walk at the end, or copied out when most of them went
+/// unused.
 ///
 /// A plain read makes a recorder for no objects, which allocates nothing; the scanner never
 /// notes anything into it.
 ///
-/// Invariants: `walkCount <= walkCapacity`; the first `walkCount` entries of both walk buffers
-/// are written; `keyIndex[k]` is 0 when object `k` was never noted as a key, else one more than
-/// the position of its text among the first `textCount` (initialized) entries of `texts`.
+/// Invariants: `walkCount <= walkCapacity`, the capacity of both walk columns; their first
+/// `walkCount` entries are written; `keyIndex[k]` is 0 when object `k` was never noted as a key,
+/// else one more than the position of its text among the first `textCount` (initialized)
+/// entries of `texts`.
 struct BinaryLayoutRecorder: ~Copyable {
     let objectCount: Int
     /// The arrays the layout keeps, and pointers to their storage for the writes: nothing else
@@ -25,6 +29,9 @@ struct BinaryLayoutRecorder: ~Copyable {
     private var texts: UnsafeMutablePointer<String>
     private var textCount = 0
     private var textCapacity: Int
+    /// The walk's two columns, and pointers to their entries.
+    private var objectColumn: WalkColumn
+    private var extentColumn: WalkColumn
     private var walkObjects: UnsafeMutablePointer<UInt32>
     private var walkExtents: UnsafeMutablePointer<UInt32>
     private var walkCapacity: Int
@@ -42,8 +49,10 @@ struct BinaryLayoutRecorder: ~Copyable {
             keyIndex = Self.unallocated()
             texts = Self.unallocated()
             textCapacity = 0
-            walkObjects = Self.unallocated()
-            walkExtents = Self.unallocated()
+            objectColumn = WalkColumn(capacity: 0)
+            extentColumn = WalkColumn(capacity: 0)
+            walkObjects = objectColumn.entries
+            walkExtents = extentColumn.entries
             walkCapacity = 0
             return
         }
@@ -57,16 +66,16 @@ struct BinaryLayoutRecorder: ~Copyable {
         textCapacity = Swift.min(objectCount, 64)
         texts = .allocate(capacity: textCapacity)
         walkCapacity = Swift.max(expectedWalk, 16)
-        walkObjects = .allocate(capacity: walkCapacity)
-        walkExtents = .allocate(capacity: walkCapacity)
+        objectColumn = WalkColumn(capacity: walkCapacity)
+        extentColumn = WalkColumn(capacity: walkCapacity)
+        walkObjects = objectColumn.entries
+        walkExtents = extentColumn.entries
     }
 
     deinit {
         guard objectCount > 0 else { return }
         texts.deinitialize(count: textCount)
         texts.deallocate()
-        walkObjects.deallocate()
-        walkExtents.deallocate()
     }
 
     /// A pointer nothing reads or writes through, for a recorder that allocates nothing.
@@ -78,6 +87,9 @@ struct BinaryLayoutRecorder: ~Copyable {
     func _checkInvariants() {
         #if DEBUG
         precondition(walkCount >= 0 && walkCount <= walkCapacity, "walk count \(walkCount), capacity \(walkCapacity)")
+        precondition(
+            objectColumn.capacity == walkCapacity && extentColumn.capacity == walkCapacity,
+            "walk columns of \(objectColumn.capacity) and \(extentColumn.capacity) entries, capacity \(walkCapacity)")
         for position in 0..<walkCount {
             precondition(Int(walkObjects[position]) < objectCount, "walk step \(position) names no object")
             precondition(walkExtents[position] >= 1 && position + Int(walkExtents[position]) <= walkCount, "walk step \(position) overruns the walk")
@@ -138,9 +150,23 @@ struct BinaryLayoutRecorder: ~Copyable {
 
     @inline(never)
     private mutating func growWalk() {
-        let capacity = walkCapacity
-        (walkObjects, _) = walkObjects.movedToLarger(count: walkCount, capacity: capacity, toHold: walkCount + 1)
-        (walkExtents, walkCapacity) = walkExtents.movedToLarger(count: walkCount, capacity: capacity, toHold: walkCount + 1)
+        moveWalk(toCapacity: 2 * walkCapacity, copying: [walkPiece(0..<walkCount)])
+    }
+
+    /// Moves the walk into new columns of `capacity` entries that hold `pieces` in order, and
+    /// releases the old ones (which the pieces may lie in).
+    private mutating func moveWalk(toCapacity capacity: Int, copying pieces: [WalkPiece]) {
+        let objects = WalkColumn(capacity: capacity)
+        let extents = WalkColumn(capacity: capacity)
+        var end = 0
+        for piece in pieces where !piece.range.isEmpty {
+            (objects.entries + end).update(from: piece.objects + piece.range.lowerBound, count: piece.range.count)
+            (extents.entries + end).update(from: piece.extents + piece.range.lowerBound, count: piece.range.count)
+            end += piece.range.count
+        }
+        (walkObjects, walkExtents, walkCapacity, walkCount) = (objects.entries, extents.entries, capacity, end)
+        objectColumn = objects
+        extentColumn = extents
     }
 
     /// The text of `index` (below `objectCount`) as a key, or nil when it was never noted as one.
@@ -167,50 +193,60 @@ struct BinaryLayoutRecorder: ~Copyable {
     /// is put together from its parts, which the threads recorded apart and in another order
     /// (see ``BinaryObjectScanner/decodeSplit(_:values:keyClasses:)``). Extents count steps, so
     /// a subtree moved whole keeps its extents. Pieces may lie in this recorder's own walk past
-    /// `start`: the walk is built in new storage.
+    /// `start`. The walk is put together in its own storage, or, when that is too small, in new
+    /// columns of the walk's length so far, which the steps still to come grow.
     mutating func replaceWalk(from start: Int, with pieces: [WalkPiece]) {
         precondition(objectCount > 0, "replacing the walk of a recorder that records nothing")
         assert(start >= 0 && start <= walkCount, "replacing a walk from past its end")
         if replaceWalkInPlace(from: start, with: pieces) { return }
         let total = start + pieces.reduce(0) { $0 + $1.range.count }
-        let capacity = Swift.max(walkCapacity, total)
-        let newObjects = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-        let newExtents = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-        newObjects.initialize(from: walkObjects, count: start)
-        newExtents.initialize(from: walkExtents, count: start)
-        var end = start
-        for piece in pieces where !piece.range.isEmpty {
-            (newObjects + end).initialize(from: piece.objects + piece.range.lowerBound, count: piece.range.count)
-            (newExtents + end).initialize(from: piece.extents + piece.range.lowerBound, count: piece.range.count)
-            end += piece.range.count
-        }
-        walkObjects.deallocate()
-        walkExtents.deallocate()
-        (walkObjects, walkExtents, walkCapacity, walkCount) = (newObjects, newExtents, capacity, end)
+        // The steps after the split container are few: a split container holds most of the file.
+        moveWalk(toCapacity: Swift.max(total + total / 16, 16), copying: [walkPiece(0..<start)] + pieces)
     }
 
     /// ``replaceWalk(from:with:)`` within this walk's own storage, which is reserved for the
-    /// whole file, when every piece of it only moves towards the end (the calling thread's part
-    /// of a split container, with the worker's parts put before or after it): each of its own
-    /// pieces is moved, the last first, then the other recorders' pieces are copied in. False,
-    /// having changed nothing, when that cannot be done (the calling thread also decoded some of
-    /// a dictionary's later parts, whose keys move back, or the walk's storage is too small).
+    /// whole file; false, having changed nothing, when the storage is too small.
+    ///
+    /// The pieces of this walk that move towards the end (a split container's values: the
+    /// calling thread's part, with the worker's parts put before or after it) are moved where
+    /// they lie, the one bound furthest first: its destination starts past the destination, and
+    /// so past the source, of every piece with an earlier destination that also moves towards
+    /// the end, so it overwrites none not yet moved. Those that move back (the keys of the
+    /// dictionary parts the calling thread decoded after its first, behind its values) are few,
+    /// one step a key, and are set aside first; they and the other recorders' pieces are then
+    /// copied in.
     private mutating func replaceWalkInPlace(from start: Int, with pieces: [WalkPiece]) -> Bool {
         var destinations: [Int] = []
         destinations.reserveCapacity(pieces.count)
         var end = start
         for piece in pieces {
-            if piece.objects == UnsafePointer(walkObjects) && !piece.range.isEmpty && end < piece.range.lowerBound { return false }
             destinations.append(end)
             end += piece.range.count
         }
         guard end <= walkCapacity else { return false }
-        for (piece, destination) in zip(pieces, destinations).reversed()
-        where piece.objects == UnsafePointer(walkObjects) && !piece.range.isEmpty && destination != piece.range.lowerBound {
-            (walkObjects + destination).update(from: walkObjects + piece.range.lowerBound, count: piece.range.count)
-            (walkExtents + destination).update(from: walkExtents + piece.range.lowerBound, count: piece.range.count)
+        let own = UnsafePointer(walkObjects)
+        let setAside = pieces.indices.filter { pieces[$0].objects == own && destinations[$0] < pieces[$0].range.lowerBound }
+        var asideObjects: [UInt32] = []
+        var asideExtents: [UInt32] = []
+        var asideStart = [Int](repeating: 0, count: pieces.count)
+        for i in setAside {
+            asideStart[i] = asideObjects.count
+            let range = pieces[i].range
+            asideObjects.append(contentsOf: UnsafeBufferPointer(start: walkObjects + range.lowerBound, count: range.count))
+            asideExtents.append(contentsOf: UnsafeBufferPointer(start: walkExtents + range.lowerBound, count: range.count))
         }
-        for (piece, destination) in zip(pieces, destinations) where piece.objects != UnsafePointer(walkObjects) && !piece.range.isEmpty {
+        for i in pieces.indices.reversed()
+        where pieces[i].objects == own && !pieces[i].range.isEmpty && destinations[i] > pieces[i].range.lowerBound {
+            let range = pieces[i].range
+            (walkObjects + destinations[i]).update(from: walkObjects + range.lowerBound, count: range.count)
+            (walkExtents + destinations[i]).update(from: walkExtents + range.lowerBound, count: range.count)
+        }
+        for i in setAside {
+            let count = pieces[i].range.count
+            asideObjects.withUnsafeBufferPointer { (walkObjects + destinations[i]).update(from: $0.baseAddress! + asideStart[i], count: count) }
+            asideExtents.withUnsafeBufferPointer { (walkExtents + destinations[i]).update(from: $0.baseAddress! + asideStart[i], count: count) }
+        }
+        for (piece, destination) in zip(pieces, destinations) where piece.objects != own && !piece.range.isEmpty {
             (walkObjects + destination).update(from: piece.objects + piece.range.lowerBound, count: piece.range.count)
             (walkExtents + destination).update(from: piece.extents + piece.range.lowerBound, count: piece.range.count)
         }
@@ -231,10 +267,60 @@ struct BinaryLayoutRecorder: ~Copyable {
             initialized = count
         }
         textCount = 0
-        return (
-            encodingArray,
-            Array(UnsafeBufferPointer(start: walkObjects, count: walkCount)),
-            Array(UnsafeBufferPointer(start: walkExtents, count: walkCount)),
-            BinaryLayout.KeyTexts(index: keyIndexArray, texts: keyTexts))
+        return (encodingArray, objectColumn.takeEntries(count: walkCount), extentColumn.takeEntries(count: walkCount),
+                BinaryLayout.KeyTexts(index: keyIndexArray, texts: keyTexts))
+    }
+}
+
+/// The entries of one column of a recorder's walk (the objects or the extents), written through
+/// ``entries`` and taken as an array at the end.
+///
+/// A long walk's column is an array made as long as the walk can get, its entries past the walk
+/// never written (which costs no memory in pages nothing touches), and the layout takes the
+/// array itself, cut to the walk, rather than a copy made while both are alive. A short one
+/// lies in an allocation of its own and is copied out: making an array costs a generic metadata
+/// lookup, several hundred instructions, which a file of a few dozen objects notices.
+private struct WalkColumn: ~Copyable {
+    /// Capacities from which the column is an array.
+    static let arrayCapacity = 2048
+
+    let entries: UnsafeMutablePointer<UInt32>
+    let capacity: Int
+    /// The array the entries lie in, `capacity` long, when the column is one; empty otherwise,
+    /// and after ``takeEntries(count:)``.
+    private var array: [UInt32] = []
+    private let ownsEntries: Bool
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        guard capacity >= Self.arrayCapacity else {
+            ownsEntries = capacity > 0
+            entries = capacity > 0 ? .allocate(capacity: capacity) : UnsafeMutablePointer(bitPattern: MemoryLayout<UInt32>.alignment)!
+            return
+        }
+        ownsEntries = false
+        // The entries are written through the pointer before anything reads them; UInt32 holds
+        // no references, so the unwritten ones need no initializing.
+        var array = [UInt32](unsafeUninitializedCapacity: capacity) { _, initialized in initialized = capacity }
+        // The storage stays where it is while this column alone holds the array and never
+        // changes it through the array.
+        entries = array.withUnsafeMutableBufferPointer { $0.baseAddress! }
+        self.array = array
+    }
+
+    deinit {
+        if ownsEntries { entries.deallocate() }
+    }
+
+    /// The first `count` entries as an array: the column's own array, cut, when little of it
+    /// went unused, else a copy, so that the layout keeps no reservation mostly unused. The
+    /// column holds no array afterwards.
+    mutating func takeEntries(count: Int) -> [UInt32] {
+        guard !array.isEmpty, capacity - count <= count / 4 else { return Array(UnsafeBufferPointer(start: entries, count: count)) }
+        var taken: [UInt32] = []
+        swap(&taken, &array)
+        // Only the count changes: the entries removed hold no references.
+        taken.removeLast(capacity - count)
+        return taken
     }
 }

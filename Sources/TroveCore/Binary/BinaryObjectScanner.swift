@@ -17,7 +17,7 @@ struct BinaryObjectScanner: ~Copyable {
     let lookup: BinaryObjectLookup
 
     /// What the decode knows of each object, by index, with the kept values.
-    let objects: BinaryObjectSlots
+    var objects: BinaryObjectSlots
     var depth = 0
     var valueCount = 0
     /// The expanded size of the value `begin` or `finish` delivered last.
@@ -55,12 +55,14 @@ struct BinaryObjectScanner: ~Copyable {
         // object adds its whole subtree to the expanded counts without walking it again.
         objects = BinaryObjectSlots(count: trailer.objectCount)
         // Each walk step but the first is a reference the file spells, so the object area bounds
-        // the walk; a file's walk is one to three times its object count, and reserved pages
-        // that are never written cost no memory, so growing (and copying) is rare.
+        // the walk. Reserved pages that are never written cost no memory, and growing copies the
+        // walk while both copies are alive, so the bound is reserved up to 16 steps an object: a
+        // file of small dictionaries sharing their keys walks 4.5 steps an object (rust-plist's
+        // fixture), and only blobs of data leave most of the bound unused.
         let references = (trailer.offsetTableOffset - BinaryTrailer.headerLength) / trailer.objectRefSize
         recorder = BinaryLayoutRecorder(
             objectCount: keepsLayout ? trailer.objectCount : 0,
-            expectedWalk: Swift.min(references + 1, 4 * trailer.objectCount))
+            expectedWalk: Swift.min(references + 1, 16 * trailer.objectCount))
     }
 
     /// The encodings, walk and key texts recorded by a successful ``decodeTop()`` that kept
@@ -132,6 +134,7 @@ struct BinaryObjectScanner: ~Copyable {
             value = try finish(top, values: &values, keyClasses: &keyClasses)
         }
         try checkExpansion(deliveredSize, at: trailer.offsetTableOffset)
+        objects._checkInvariants()
         return value
     }
 

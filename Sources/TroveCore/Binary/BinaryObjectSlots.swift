@@ -1,16 +1,21 @@
 /// What a binary decode knows of each object of the file, by object index: how far it got with
 /// the object, and for a kept object its value and expanded size.
 ///
-/// Plain pointers rather than arrays: the decode reads or writes a slot for every reference it
+/// Plain pointers rather than arrays: the decode reads or writes a state for every reference it
 /// follows, and each array write paid a uniqueness check and a bounds check. States are a byte
 /// an object, apart from the values: every reference reads a state, but only kept objects have a
-/// value, so a large file's states stay in cache while the value slots (40 bytes each) are
-/// neither cleared up front nor torn down one by one at the end, except where a value was kept.
-/// (With states inside the slots, a 200,000-key dictionary's decode cleared 19 MB of slots and
-/// spent a third of its scanner's own time waiting on the state loads.)
+/// value, so a large file's states stay in cache. (With states inside the slots, a 200,000-key
+/// dictionary's decode cleared 19 MB of slots and spent a third of its scanner's own time waiting
+/// on the state loads.)
 ///
-/// The setters write through the pointer and so are not `mutating`: the type is non-copyable, so
-/// its one owner is the only code that can reach the slots.
+/// The kept values' slots (40 bytes each) lie together, in the order they were kept, and each
+/// kept object's index names its slot (4 bytes an object, written only for kept objects): kept
+/// objects are scattered over the file, the keys of small dictionaries above all, and slots by
+/// object index touched nearly every page of 40 bytes an object (2.9 times the input for a file
+/// of small dictionaries) to keep a fifth of them.
+///
+/// The state setters write through the pointer and so are not `mutating`: the type is
+/// non-copyable, so its one owner is the only code that can reach the states.
 ///
 /// Invariant: every index passed in is below `count`. The scanner only uses indices that
 /// ``BinaryObjectLookup/reference(at:)`` or the trailer validated against the object count, so
@@ -50,23 +55,46 @@ struct BinaryObjectSlots: ~Copyable {
         var size: ExpandedSize
     }
 
-    /// Invariant: slot `i` is initialized exactly when `states[i]` is `.cached`.
+    /// Invariants: `slotOf[i]` is written exactly when `states[i]` is `.cached`, and is then below
+    /// `slotCount`; the first `slotCount` slots are initialized, each named by one object.
     private let states: UnsafeMutablePointer<State>
-    private let slots: UnsafeMutablePointer<Slot>
+    private let slotOf: UnsafeMutablePointer<UInt32>
+    private var slots: UnsafeMutablePointer<Slot>
+    private var slotCount = 0
+    private var slotCapacity: Int
     let count: Int
 
-    /// `count` slots, every object unseen.
+    /// `count` objects, every one unseen.
     init(count: Int) {
         self.count = count
-        states = .allocate(capacity: max(count, 1))
+        // One allocation for both: the states, then each object's slot number.
+        let stateBytes = (max(count, 1) + 3) & ~3
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: stateBytes + 4 * max(count, 1), alignment: 4)
+        states = storage.bindMemory(to: State.self, capacity: max(count, 1))
         states.initialize(repeating: .unseen, count: count)
-        slots = .allocate(capacity: max(count, 1))
+        slotOf = (storage + stateBytes).bindMemory(to: UInt32.self, capacity: max(count, 1))
+        slotCapacity = Swift.min(max(count, 1), 64)
+        slots = .allocate(capacity: slotCapacity)
     }
 
     deinit {
-        for index in 0..<count where states[index] == .cached { (slots + index).deinitialize(count: 1) }
+        // One slot at a time: a count of them goes through the runtime's generic array destroy.
+        for slot in 0..<slotCount { (slots + slot).deinitialize(count: 1) }
         slots.deallocate()
-        states.deallocate()
+        UnsafeMutableRawPointer(states).deallocate()
+    }
+
+    /// Checks the invariants that can be checked (debug builds only).
+    func _checkInvariants() {
+        #if DEBUG
+        precondition(slotCount <= slotCapacity, "\(slotCount) slots, room for \(slotCapacity)")
+        var cached = 0
+        for index in 0..<count where states[index] == .cached {
+            precondition(Int(slotOf[index]) < slotCount, "object \(index) names slot \(slotOf[index]) of \(slotCount)")
+            cached += 1
+        }
+        precondition(cached == slotCount, "\(cached) kept objects, \(slotCount) slots")
+        #endif
     }
 
     @inline(__always)
@@ -88,25 +116,33 @@ struct BinaryObjectSlots: ~Copyable {
     @inline(__always)
     func value(_ index: Int) -> PlistValue {
         assert(states[index] == .cached, "the value of an object that was not kept")
-        return slots[index].value
+        return slots[Int(slotOf[index])].value
     }
 
     /// The expanded size of object `index`, which the caller has seen to be `.cached`.
     @inline(__always)
     func size(_ index: Int) -> ExpandedSize {
         assert(states[index] == .cached, "the size of an object that was not kept")
-        return slots[index].size
+        return slots[Int(slotOf[index])].size
     }
 
     /// Keeps `value` as object `index`'s decoded value.
     @inline(__always)
-    func cache(_ index: Int, _ value: PlistValue, size: ExpandedSize) {
+    mutating func cache(_ index: Int, _ value: PlistValue, size: ExpandedSize) {
         if states[index] == .cached {
-            slots[index] = Slot(value: value, size: size)
-        } else {
-            (slots + index).initialize(to: Slot(value: value, size: size))
-            states[index] = .cached
+            slots[Int(slotOf[index])] = Slot(value: value, size: size)
+            return
         }
+        if slotCount == slotCapacity { growSlots() }
+        (slots + slotCount).initialize(to: Slot(value: value, size: size))
+        slotOf[index] = UInt32(truncatingIfNeeded: slotCount)
+        slotCount &+= 1
+        states[index] = .cached
+    }
+
+    @inline(never)
+    private mutating func growSlots() {
+        (slots, slotCapacity) = slots.movedToLarger(count: slotCount, capacity: slotCapacity, toHold: slotCount + 1)
     }
 
     /// True when object `index` is cached as a string; the text is looked at, not copied (a copy
@@ -114,7 +150,7 @@ struct BinaryObjectSlots: ~Copyable {
     @inline(__always)
     func isCachedString(_ index: Int) -> Bool {
         guard states[index] == .cached else { return false }
-        if case .string = slots[index].value { return true }
+        if case .string = slots[Int(slotOf[index])].value { return true }
         return false
     }
 }
