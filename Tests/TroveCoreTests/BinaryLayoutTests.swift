@@ -342,6 +342,17 @@ struct BinaryOrphanCopiesTests {
         }
     }
 
+    @Test("UIDs of one value in two widths are two contents, each paired with its own twin")
+    func uidWidths() {
+        // Seven objects: UID 5 is numbered by value, UID 7 (not below the object count) hashed.
+        let sample: (orphans: [[UInt8]], candidates: [[UInt8]]) = (
+            orphans: [[0x80, 0x05], [0x81, 0x00, 0x05], [0x80, 0x05], [0x80, 0x07]],
+            candidates: [[0x81, 0x00, 0x05], [0x80, 0x07], [0x80, 0x05]])
+        for hashed in [true, false] {
+            #expect(Self.originals(sample, hashed: hashed).answer == [2, 0, 2, 1], "hashed: \(hashed)")
+        }
+    }
+
     @Test("a probe sequence past the limit gives up, so the caller can fall back")
     func probeLimitGivesUp() {
         // With one probe allowed, 300 distinct contents in a 1,024-slot table must collide.

@@ -13,14 +13,22 @@ import Foundation
 /// so that crafted collisions cannot make the pass quadratic; the caller then pairs again with
 /// the table built on `Dictionary`, whose seeded hash no input can make collide on purpose.
 ///
-/// Invariants: `slotCount` is a power of two, at least twice `count`; a slot's key is 0 when it
-/// is empty, else its number is that of the content with that key; the first `count` entries
-/// are initialized.
+/// UIDs, most of the orphans of a keyed archive, skip the hashing: a UID whose value is below
+/// `directValues` (an archive's UIDs name its objects, so they are) is numbered in a table
+/// indexed by its value. A value names one content there, the UID of the first width met with
+/// it; the same value in another width (which no Apple writer makes) goes to the hashed slots.
+///
+/// Invariants: `slotCount` is a power of two, at least twice `hashedCount`; a slot's key is 0
+/// when it is empty, else its number is that of the content with that key; `uidNumbers[v]` is
+/// 0, or one more than the number of a UID content of value `v` with its key in its entry; the
+/// first `count` entries are initialized.
 struct OrphanContents: ~Copyable {
     private struct Entry {
         var content: UnsafeRawBufferPointer
         /// The first reachable object holding the content, or -1.
         var original: Int
+        /// A short content's key, 0 for a long one.
+        var shortKey: UInt64
     }
 
     private let seed = SeededByteHash.processSeed
@@ -31,8 +39,12 @@ struct OrphanContents: ~Copyable {
     private var slotCount = 16
     private var entries: UnsafeMutablePointer<Entry>
     private var entryCapacity = 8
-    /// The number of distinct contents.
+    /// The number of distinct contents, and of those in the hashed slots.
     private(set) var count = 0
+    private var hashedCount = 0
+    /// The numbers of UID contents by value, made on the first UID (see the type's invariants).
+    private var uidNumbers: UnsafeMutablePointer<UInt32>?
+    private let directValues: Int
     /// The number of distinct contents with no original yet.
     private(set) var unfound = 0
     /// The numbers of the contents when not hashed.
@@ -42,9 +54,11 @@ struct OrphanContents: ~Copyable {
     /// in the top byte.
     private static let longFlag: UInt64 = 1 << 63
 
-    init(probeLimit: Int, hashed: Bool) {
+    /// A table for the orphans of a file of `objectCount` objects.
+    init(probeLimit: Int, hashed: Bool, objectCount: Int) {
         self.probeLimit = probeLimit
         self.hashed = hashed
+        directValues = objectCount
         slotKeys = .allocate(capacity: slotCount)
         slotKeys.initialize(repeating: 0, count: slotCount)
         slotNumbers = .allocate(capacity: slotCount)
@@ -52,6 +66,7 @@ struct OrphanContents: ~Copyable {
     }
 
     deinit {
+        uidNumbers?.deallocate()
         slotKeys.deallocate()
         slotNumbers.deallocate()
         entries.deallocate()
@@ -62,13 +77,19 @@ struct OrphanContents: ~Copyable {
     @inline(__always)
     mutating func number(of content: UnsafeRawBufferPointer) -> Int? {
         guard hashed else { return numberWithoutHashing(content) }
-        if 2 &* (count &+ 1) > slotCount { growSlots() }
-        let key = self.key(of: content)
+        return numberHashing(content, key: key(of: content))
+    }
+
+    /// The number of `content`, whose key is `key`, in the hashed slots, added when new.
+    @inline(__always)
+    private mutating func numberHashing(_ content: UnsafeRawBufferPointer, key: UInt64) -> Int? {
+        if 2 &* (hashedCount &+ 1) > slotCount { growSlots() }
         guard let found = probe(content, key: key) else { return nil }
         if found >= 0 { return found }
         slotKeys[-1 - found] = key
         slotNumbers[-1 - found] = Int32(truncatingIfNeeded: count)
-        return append(content)
+        hashedCount &+= 1
+        return append(content, shortKey: content.count < 8 ? key : 0)
     }
 
     /// ``number(of:)`` for a content of fewer than eight bytes, given by its key
@@ -76,20 +97,54 @@ struct OrphanContents: ~Copyable {
     @inline(__always)
     mutating func number(ofShortKey key: UInt64) -> Int? {
         assert(hashed && key & Self.longFlag == 0, "a short key for a table without hashing, or a long key")
-        if 2 &* (count &+ 1) > slotCount { growSlots() }
+        if let value = Self.uidValue(ofShortKey: key), value < directValues {
+            let numbers = uidNumbers ?? makeUIDNumbers()
+            let held = Int(numbers[value])
+            if held == 0 {
+                let number = append(UnsafeRawBufferPointer(start: nil, count: 0), shortKey: key)
+                numbers[value] = UInt32(truncatingIfNeeded: number &+ 1)
+                return number
+            }
+            if entries[held &- 1].shortKey == key { return held &- 1 }
+        }
         // A short content's key is the content: the probe never reads the entry's bytes.
-        guard let found = probe(UnsafeRawBufferPointer(start: nil, count: 0), key: key) else { return nil }
-        if found >= 0 { return found }
-        slotKeys[-1 - found] = key
-        slotNumbers[-1 - found] = Int32(truncatingIfNeeded: count)
-        return append(UnsafeRawBufferPointer(start: nil, count: 0))
+        return numberHashing(UnsafeRawBufferPointer(start: nil, count: 0), key: key)
+    }
+
+    /// The value of the UID whose short key is `key`, nil for a key of anything else.
+    @inline(__always)
+    private static func uidValue(ofShortKey key: UInt64) -> Int? {
+        guard UInt8(truncatingIfNeeded: key) >> 4 == 0x8 else { return nil }
+        // The marker is the low byte and the value's big-endian bytes follow it; a short key's
+        // UID has 1 to 6 of them.
+        let width = UInt64(key >> 56) &- 1
+        let raw = (key >> 8) & (1 << (8 &* width) &- 1)
+        return Int(truncatingIfNeeded: raw.byteSwapped >> (64 &- 8 &* width))
+    }
+
+    @inline(never)
+    private mutating func makeUIDNumbers() -> UnsafeMutablePointer<UInt32> {
+        let numbers = UnsafeMutablePointer<UInt32>.allocate(capacity: directValues)
+        numbers.initialize(repeating: 0, count: directValues)
+        uidNumbers = numbers
+        return numbers
     }
 
     /// ``offer(_:as:)`` for a content of fewer than eight bytes, given by its key; only for a
     /// hashed table.
     @inline(__always)
     mutating func offer(shortKey key: UInt64, as index: Int) -> Bool {
-        guard let number = probe(UnsafeRawBufferPointer(start: nil, count: 0), key: key) else { return false }
+        var number = -1
+        if let numbers = uidNumbers, let value = Self.uidValue(ofShortKey: key), value < directValues {
+            let held = Int(numbers[value])
+            // No orphan holds a UID of that value, in any width.
+            if held == 0 { return true }
+            if entries[held &- 1].shortKey == key { number = held &- 1 }
+        }
+        if number < 0 {
+            guard let found = probe(UnsafeRawBufferPointer(start: nil, count: 0), key: key) else { return false }
+            number = found
+        }
         if number >= 0 && entries[number].original < 0 {
             entries[number].original = index
             unfound &-= 1
@@ -156,11 +211,11 @@ struct OrphanContents: ~Copyable {
     }
 
     @inline(__always)
-    private mutating func append(_ content: UnsafeRawBufferPointer) -> Int {
+    private mutating func append(_ content: UnsafeRawBufferPointer, shortKey: UInt64) -> Int {
         if count == entryCapacity {
             (entries, entryCapacity) = entries.movedToLarger(count: count, capacity: entryCapacity, toHold: count + 1)
         }
-        (entries + count).initialize(to: Entry(content: content, original: -1))
+        (entries + count).initialize(to: Entry(content: content, original: -1, shortKey: shortKey))
         count &+= 1
         unfound &+= 1
         return count &- 1
@@ -170,7 +225,7 @@ struct OrphanContents: ~Copyable {
     private mutating func numberWithoutHashing(_ content: UnsafeRawBufferPointer) -> Int {
         if let number = numbers[RawBytesKey(bytes: content)] { return number }
         numbers[RawBytesKey(bytes: content)] = count
-        return append(content)
+        return append(content, shortKey: 0)
     }
 
     /// Doubles the slots and places every key again; the probe limit does not apply, as the
