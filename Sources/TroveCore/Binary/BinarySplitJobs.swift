@@ -79,6 +79,11 @@ final class BinarySplitJobs: @unchecked Sendable {
             (halves + job).initialize(to: nil)
             (errors + job).initialize(to: nil)
         }
+        // Made here, on the calling thread, so that the worker's tables come from the calling
+        // thread's heap (glibc gives each thread an arena of its own, and memory freed into the
+        // worker's is not reused by the calling thread's allocations after the join). Making
+        // it reads nothing of the bytes.
+        workerScanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: keepsLayout)
     }
 
     deinit {
@@ -165,14 +170,20 @@ final class BinarySplitJobs: @unchecked Sendable {
     /// The scanner that decoded the worker's jobs, with their layout notes, or nil when the
     /// worker took no job or the jobs keep no notes; read after ``waitForWorker()``.
     func takeWorkerScanner() -> BinaryObjectScanner? {
-        workerScanner.take()
+        lock.lock()
+        let workerTookAJob = takenByWorker > 0
+        lock.unlock()
+        // A worker that took no job left its scanner unused, and may still be starting.
+        guard keepsLayout, workerTookAJob else { return nil }
+        return workerScanner.take()
     }
 
     private func runWorker() {
         // The first job is taken before the scanner is made: a worker that starts after the
         // caller took every job must not read the bytes, which may be gone by then.
         guard var job = take(byWorker: true) else { return }
-        var scanner = BinaryObjectScanner(bytes: bytes, trailer: trailer, limits: limits, keepsLayout: keepsLayout)
+        // Never nil: only the worker takes it before its last signal.
+        var scanner = workerScanner.take()!
         while true {
             do {
                 store(try scanner.decodeHalf(ranges[job], of: container, open: open, valueCount: startValueCount), ofJob: job)
