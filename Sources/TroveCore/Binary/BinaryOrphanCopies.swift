@@ -44,13 +44,18 @@ enum BinaryOrphanCopies {
     ) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int)? {
         var contents = OrphanContents(probeLimit: probeLimit, hashed: hashed, objectCount: source.objectCount)
         var unmatched = 0
-        var wanted = MarkerSet()
         let objectCount = source.objectCount
-        // Each orphan as its index in the high half and its content's number in the low half.
-        let orphans = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(orphanCount, 1))
+        // One allocation for three tables: each orphan as its index in the high half and its
+        // content's number in the low half; the numbers of the one-byte contents (booleans and
+        // null) by their byte, -1 before the first (in memory rather than a SIMD value, which is
+        // spilled at every variable index); and the marker set's 256 flags.
+        let orphanCapacity = Swift.max(orphanCount, 1)
+        let orphans = UnsafeMutablePointer<UInt64>.allocate(capacity: orphanCapacity + 16 + MarkerSet.words)
         defer { orphans.deallocate() }
         var orphanTotal = 0
-        var oneByteNumbers = SIMD16<Int>(repeating: -1)
+        let oneByteNumbers = UnsafeMutableRawPointer(orphans + orphanCapacity).bindMemory(to: Int.self, capacity: 16)
+        oneByteNumbers.initialize(repeating: -1, count: 16)
+        let wanted = MarkerSet(storage: orphans + orphanCapacity + 16)
         for index in 0..<objectCount where source.isOrphan(index) {
             var number: Int
             let marker: UInt8
@@ -172,21 +177,26 @@ enum BinaryOrphanCopies {
         }
     }
 
-    /// A set of marker bytes, as four words of bits. The word is picked by index, not by a
-    /// branch: the pass asks for every reachable object, whose markers vary from one to the
-    /// next, and a switch on the word mispredicted most of the time (a sixth of the pass).
+    /// A set of marker bytes, as a flag for each: the pass asks for every reachable object, whose
+    /// markers vary from one to the next, and one byte load answers, with no branch on the
+    /// marker to mispredict and no wide value to spill and reload.
     struct MarkerSet {
-        private var words = SIMD4<UInt64>(repeating: 0)
+        /// The words of storage the flags take.
+        static let words = 256 / MemoryLayout<UInt64>.size
 
-        @inline(__always)
-        mutating func insert(_ marker: UInt8) {
-            words[Int(marker >> 6)] |= 1 << UInt64(marker & 63)
+        private let flags: UnsafeMutablePointer<Bool>
+
+        /// An empty set kept in `storage`, ``words`` words that outlive it.
+        init(storage: UnsafeMutablePointer<UInt64>) {
+            flags = UnsafeMutableRawPointer(storage).bindMemory(to: Bool.self, capacity: 256)
+            flags.initialize(repeating: false, count: 256)
         }
 
         @inline(__always)
-        func contains(_ marker: UInt8) -> Bool {
-            words[Int(marker >> 6)] & 1 << UInt64(marker & 63) != 0
-        }
+        func insert(_ marker: UInt8) { flags[Int(marker)] = true }
+
+        @inline(__always)
+        func contains(_ marker: UInt8) -> Bool { flags[Int(marker)] }
     }
 }
 
