@@ -5,10 +5,9 @@
 /// every object and every walk step, and each array append or subscript write paid a uniqueness
 /// check (a runtime call) and a bounds check. The notes are written straight into the arrays the
 /// layout keeps, which this recorder alone holds until ``finish()`` hands them over, so they are
-/// never copied. The walk's length is only known at the end: its arrays are made as long as the
-/// walk can get (their elements past `walkCount` never written, which costs no memory in pages
-/// nothing touches) and are cut to the walk at the end, or copied out when most of them went
-/// unused.
+/// never copied. The walk's length is only known at the end: its two columns (``WalkColumn``)
+/// are reserved as long as the walk can get, and a long walk's columns are handed over cut to
+/// the walk rather than copied.
 ///
 /// A plain read makes a recorder for no objects, which allocates nothing; the scanner never
 /// notes anything into it.

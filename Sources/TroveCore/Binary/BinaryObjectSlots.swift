@@ -142,6 +142,8 @@ struct BinaryObjectSlots: ~Copyable {
 
     @inline(never)
     private mutating func growSlots() {
+        // Slot numbers are 32 bits: 2^32 kept values' slots alone would take 160 GB.
+        precondition(slotCount < Int(UInt32.max), "more kept values than slot numbers")
         (slots, slotCapacity) = slots.movedToLarger(count: slotCount, capacity: slotCapacity, toHold: slotCount + 1)
     }
 
