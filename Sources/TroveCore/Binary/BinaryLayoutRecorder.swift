@@ -158,9 +158,8 @@ struct BinaryLayoutRecorder: ~Copyable {
         let objects = WalkColumn(capacity: capacity)
         let extents = WalkColumn(capacity: capacity)
         var end = 0
-        for piece in pieces where !piece.range.isEmpty {
-            (objects.entries + end).update(from: piece.objects + piece.range.lowerBound, count: piece.range.count)
-            (extents.entries + end).update(from: piece.extents + piece.range.lowerBound, count: piece.range.count)
+        for piece in pieces {
+            piece.copy(to: objects.entries, extents.entries, at: end)
             end += piece.range.count
         }
         (walkObjects, walkExtents, walkCapacity, walkCount) = (objects.entries, extents.entries, capacity, end)
@@ -180,6 +179,14 @@ struct BinaryLayoutRecorder: ~Copyable {
         var objects: UnsafePointer<UInt32>
         var extents: UnsafePointer<UInt32>
         var range: Range<Int>
+
+        /// Copies the piece's steps to `objects` and `extents` from `destination` on (the
+        /// regions may overlap).
+        func copy(to objects: UnsafeMutablePointer<UInt32>, _ extents: UnsafeMutablePointer<UInt32>, at destination: Int) {
+            guard !range.isEmpty else { return }
+            (objects + destination).update(from: self.objects + range.lowerBound, count: range.count)
+            (extents + destination).update(from: self.extents + range.lowerBound, count: range.count)
+        }
     }
 
     /// A piece of this recorder's own walk, valid until the walk next changes.
@@ -212,8 +219,7 @@ struct BinaryLayoutRecorder: ~Copyable {
     /// so past the source, of every piece with an earlier destination that also moves towards
     /// the end, so it overwrites none not yet moved. Those that move back (the keys of the
     /// dictionary parts the calling thread decoded after its first, behind its values) are few,
-    /// one step a key, and are set aside first; they and the other recorders' pieces are then
-    /// copied in.
+    /// one step a key, and are set aside first, then copied in with the other recorders' pieces.
     private mutating func replaceWalkInPlace(from start: Int, with pieces: [WalkPiece]) -> Bool {
         var destinations: [Int] = []
         destinations.reserveCapacity(pieces.count)
@@ -224,30 +230,24 @@ struct BinaryLayoutRecorder: ~Copyable {
         }
         guard end <= walkCapacity else { return false }
         let own = UnsafePointer(walkObjects)
-        let setAside = pieces.indices.filter { pieces[$0].objects == own && destinations[$0] < pieces[$0].range.lowerBound }
-        var asideObjects: [UInt32] = []
-        var asideExtents: [UInt32] = []
-        var asideStart = [Int](repeating: 0, count: pieces.count)
-        for i in setAside {
-            asideStart[i] = asideObjects.count
-            let range = pieces[i].range
-            asideObjects.append(contentsOf: UnsafeBufferPointer(start: walkObjects + range.lowerBound, count: range.count))
-            asideExtents.append(contentsOf: UnsafeBufferPointer(start: walkExtents + range.lowerBound, count: range.count))
-        }
-        for i in pieces.indices.reversed()
-        where pieces[i].objects == own && !pieces[i].range.isEmpty && destinations[i] > pieces[i].range.lowerBound {
-            let range = pieces[i].range
-            (walkObjects + destinations[i]).update(from: walkObjects + range.lowerBound, count: range.count)
-            (walkExtents + destinations[i]).update(from: walkExtents + range.lowerBound, count: range.count)
-        }
-        for i in setAside {
+        let movesBack = pieces.indices.filter { pieces[$0].objects == own && destinations[$0] < pieces[$0].range.lowerBound }
+        // The pieces that move back, copied into columns of their own, which stand in for them.
+        var pieces = pieces
+        let aside = movesBack.reduce(0) { $0 + pieces[$1].range.count }
+        let asideObjects = WalkColumn(capacity: aside)
+        let asideExtents = WalkColumn(capacity: aside)
+        var asideEnd = 0
+        for i in movesBack {
             let count = pieces[i].range.count
-            asideObjects.withUnsafeBufferPointer { (walkObjects + destinations[i]).update(from: $0.baseAddress! + asideStart[i], count: count) }
-            asideExtents.withUnsafeBufferPointer { (walkExtents + destinations[i]).update(from: $0.baseAddress! + asideStart[i], count: count) }
+            pieces[i].copy(to: asideObjects.entries, asideExtents.entries, at: asideEnd)
+            pieces[i] = WalkPiece(objects: asideObjects.entries, extents: asideExtents.entries, range: asideEnd..<asideEnd + count)
+            asideEnd += count
         }
-        for (piece, destination) in zip(pieces, destinations) where piece.objects != own && !piece.range.isEmpty {
-            (walkObjects + destination).update(from: piece.objects + piece.range.lowerBound, count: piece.range.count)
-            (walkExtents + destination).update(from: piece.extents + piece.range.lowerBound, count: piece.range.count)
+        for i in pieces.indices.reversed() where pieces[i].objects == own && destinations[i] > pieces[i].range.lowerBound {
+            pieces[i].copy(to: walkObjects, walkExtents, at: destinations[i])
+        }
+        for (piece, destination) in zip(pieces, destinations) where piece.objects != own {
+            piece.copy(to: walkObjects, walkExtents, at: destination)
         }
         walkCount = end
         return true
