@@ -97,12 +97,11 @@ struct OrphanContents: ~Copyable {
     @inline(__always)
     mutating func number(ofShortKey key: UInt64) -> Int? {
         assert(hashed && key & Self.longFlag == 0, "a short key for a table without hashing, or a long key")
-        if let value = Self.uidValue(ofShortKey: key), value < directValues {
-            let numbers = uidNumbers ?? makeUIDNumbers()
-            let held = Int(numbers[value])
+        if let entry = uidEntry(ofShortKey: key, making: true) {
+            let held = Int(entry.pointee)
             if held == 0 {
                 let number = append(UnsafeRawBufferPointer(start: nil, count: 0), shortKey: key)
-                numbers[value] = UInt32(truncatingIfNeeded: number &+ 1)
+                entry.pointee = UInt32(truncatingIfNeeded: number &+ 1)
                 return number
             }
             if entries[held &- 1].shortKey == key { return held &- 1 }
@@ -111,15 +110,19 @@ struct OrphanContents: ~Copyable {
         return numberHashing(UnsafeRawBufferPointer(start: nil, count: 0), key: key)
     }
 
-    /// The value of the UID whose short key is `key`, nil for a key of anything else.
+    /// The entry of `uidNumbers` for the UID whose short key is `key`, made on the first UID
+    /// when `making`; nil for a key of anything else, for a value from `directValues` on, and
+    /// before the table is made when not `making`.
     @inline(__always)
-    private static func uidValue(ofShortKey key: UInt64) -> Int? {
-        guard UInt8(truncatingIfNeeded: key) >> 4 == 0x8 else { return nil }
+    private mutating func uidEntry(ofShortKey key: UInt64, making: Bool) -> UnsafeMutablePointer<UInt32>? {
+        guard making || uidNumbers != nil, UInt8(truncatingIfNeeded: key) >> 4 == 0x8 else { return nil }
         // The marker is the low byte and the value's big-endian bytes follow it; a short key's
         // UID has 1 to 6 of them.
         let width = UInt64(key >> 56) &- 1
         let raw = (key >> 8) & (1 << (8 &* width) &- 1)
-        return Int(truncatingIfNeeded: raw.byteSwapped >> (64 &- 8 &* width))
+        let value = Int(truncatingIfNeeded: raw.byteSwapped >> (64 &- 8 &* width))
+        guard value < directValues, let numbers = uidNumbers ?? (making ? makeUIDNumbers() : nil) else { return nil }
+        return numbers + value
     }
 
     @inline(never)
@@ -135,8 +138,8 @@ struct OrphanContents: ~Copyable {
     @inline(__always)
     mutating func offer(shortKey key: UInt64, as index: Int) -> Bool {
         var number = -1
-        if let numbers = uidNumbers, let value = Self.uidValue(ofShortKey: key), value < directValues {
-            let held = Int(numbers[value])
+        if let entry = uidEntry(ofShortKey: key, making: false) {
+            let held = Int(entry.pointee)
             // No orphan holds a UID of that value, in any width.
             if held == 0 { return true }
             if entries[held &- 1].shortKey == key { number = held &- 1 }
