@@ -52,8 +52,9 @@ final class BinarySplitJobs: @unchecked Sendable {
     /// Each job's decoded children, or its error, written once by the thread that took it.
     private let halves: UnsafeMutablePointer<BinarySplitHalf?>
     private let errors: UnsafeMutablePointer<PlistError?>
-    /// The worker's scanner after its last job, when the jobs keep layout notes; written before
-    /// the worker's last signal, read after the caller's wait.
+    /// The worker's scanner: made with the jobs, taken by the worker with its first job, and put
+    /// back after its last when the jobs keep layout notes (before the worker's last signal, to
+    /// be read after the caller's wait).
     private var workerScanner: BinaryObjectScanner?
 
     init(
@@ -179,8 +180,8 @@ final class BinarySplitJobs: @unchecked Sendable {
     }
 
     private func runWorker() {
-        // The first job is taken before the scanner is made: a worker that starts after the
-        // caller took every job must not read the bytes, which may be gone by then.
+        // The first job is taken before the scanner: a worker that starts after the caller took
+        // every job must not read the bytes, which may be gone by then.
         guard var job = take(byWorker: true) else { return }
         // Never nil: only the worker takes it before its last signal.
         var scanner = workerScanner.take()!
