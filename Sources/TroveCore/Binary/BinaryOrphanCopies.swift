@@ -56,10 +56,17 @@ enum BinaryOrphanCopies {
         let oneByteNumbers = UnsafeMutableRawPointer(orphans + orphanCapacity).bindMemory(to: Int.self, capacity: 16)
         oneByteNumbers.initialize(repeating: -1, count: 16)
         let wanted = MarkerSet(storage: orphans + orphanCapacity + 16)
+        // A file's short objects are measured in place: through the protocol, each would be a
+        // call to a witness too large to inline.
+        let fileContents = source.fileContents
+        @inline(__always) func shortKey(of index: Int) -> UInt64? {
+            if let fileContents { return fileContents.shortKey(of: index) }
+            return source.shortKey(of: index)
+        }
         for index in 0..<objectCount where source.isOrphan(index) {
             var number: Int
             let marker: UInt8
-            if hashed, let key = source.shortKey(of: index) {
+            if hashed, let key = shortKey(of: index) {
                 // Booleans, null and UIDs, nearly every orphan, by a key of one word.
                 marker = UInt8(truncatingIfNeeded: key)
                 // Booleans and null are numbered by their one byte without hashing.
@@ -87,7 +94,7 @@ enum BinaryOrphanCopies {
         var index = 0
         while contents.unfound > 0 && index < objectCount {
             if !source.isOrphan(index) && wanted.contains(source.marker(ofReachable: index)) {
-                if hashed, let key = source.shortKey(of: index) {
+                if hashed, let key = shortKey(of: index) {
                     guard contents.offer(shortKey: key, as: index) else { return nil }
                 } else if let content = source.content(of: index) {
                     guard contents.offer(content, as: index) else { return nil }
@@ -129,6 +136,8 @@ enum BinaryOrphanCopies {
 
         @inline(__always)
         func shortKey(of index: Int) -> UInt64? { contents.shortKey(of: index) }
+
+        var fileContents: ObjectContents? { contents }
     }
 
     /// The bytes of each object of a file.
@@ -213,9 +222,14 @@ protocol OrphanSource {
     /// in the top byte (``OrphanContents``' key for such a content); nil when a source cannot
     /// tell it more cheaply than ``content(of:)`` (which the caller then asks).
     func shortKey(of index: Int) -> UInt64?
+    /// The file the objects lie in, when there is one: the pairing then reads short objects
+    /// straight from it rather than through ``shortKey(of:)``.
+    var fileContents: BinaryOrphanCopies.ObjectContents? { get }
 }
 
 extension OrphanSource {
+    var fileContents: BinaryOrphanCopies.ObjectContents? { nil }
+
     /// The key of ``content(of:)``, for sources with no quicker way to it.
     func shortKey(of index: Int) -> UInt64? {
         guard let content = content(of: index), content.count < 8 else { return nil }
