@@ -43,6 +43,8 @@ enum Scaling {
             "XML size", "XML decode", "(libplist)", "XML encode", "(libplist)",
         ]
         var rows: [[String]] = []
+        // Seconds per operation at each point, by column, for the excess over linear below.
+        var seconds: [[Double?]] = []
         for point in points {
             progress("scaling \(point.label)")
             do {
@@ -51,24 +53,25 @@ enum Scaling {
                 let plain = PlistReadOptions(keepsLayout: false)
                 let libplist = LibplistEngine()
                 let tree = try libplist.decode(binary, format: .binary)
-                rows.append([
-                    point.label,
-                    "\(binary.count)",
-                    rate(binary.count) { _ = try Plist.read(binary, options: plain) },
-                    rate(binary.count) { _ = try libplist.decode(binary, format: .binary) },
-                    rate(binary.count) { _ = try Plist.write(point.value, as: .binary) },
+                let timed: [Double?] = [
+                    time { try Plist.read(binary, options: plain) },
+                    time { try libplist.decode(binary, format: .binary) },
+                    time { try Plist.write(point.value, as: .binary) },
                     // libplist's binary writer is quadratic in the object count (2 MB/s at 4 MB):
                     // at 100 MB it would run for hours, so it is timed on the smaller points only.
-                    binary.count <= Self.libplistBinaryEncodeLimit
-                        ? rate(binary.count) { _ = try libplist.encode(tree, format: .binary) } : "-",
-                    "\(xml.count)",
-                    rate(xml.count) { _ = try Plist.read(xml, options: plain) },
-                    rate(xml.count) { _ = try libplist.decode(xml, format: .xml) },
-                    rate(xml.count) { _ = try Plist.write(point.value, as: .xml) },
-                    rate(xml.count) { _ = try libplist.encode(tree, format: .xml) },
-                ])
+                    binary.count <= Self.libplistBinaryEncodeLimit ? time { try libplist.encode(tree, format: .binary) } : nil,
+                    time { try Plist.read(xml, options: plain) },
+                    time { try libplist.decode(xml, format: .xml) },
+                    time { try Plist.write(point.value, as: .xml) },
+                    time { try libplist.encode(tree, format: .xml) },
+                ]
+                let sizes = [binary.count, binary.count, binary.count, binary.count, xml.count, xml.count, xml.count, xml.count]
+                seconds.append(timed)
+                let rates = zip(timed, sizes).map { time, size in time.map { rate(size, $0) } ?? "-" }
+                rows.append([point.label, "\(binary.count)"] + rates[0..<4] + ["\(xml.count)"] + rates[4..<8])
             } catch {
                 rows.append([point.label, "failed: \(error)"])
+                seconds.append([])
             }
         }
         let widths = header.indices.map { column in
@@ -82,30 +85,60 @@ enum Scaling {
         }
         print(line(header))
         for row in rows { print(line(row)) }
-        print("(sizes in bytes; operations in MB/s of the document in that format, median of up to 5 runs;")
+        print("(sizes in bytes; operations in MB/s of the document in that format, median of up to 5 runs,")
+        print(" each result released after the clock stops, as the comparison times them;")
         print(" \"(libplist)\" is libplist on the same document, timed in the same run; libplist's XML")
         print(" writer keeps the dictionary's order, where Trove's sorts the keys as CoreFoundation does;")
         print(" \"-\": libplist's binary writer, quadratic in the object count, is not timed over 20 MB)")
+        if let excess = excessOverLinear(seconds, points: points) { print(excess) }
         print()
     }
 
-    /// MB/s of `bytes` for `body`: median of up to five runs, fewer when one run takes over a second.
-    private static func rate(_ bytes: Int, _ body: () throws -> Void) -> String {
+    /// For the document sizes: how much longer each operation took at the largest point than the
+    /// smallest point's time scaled to its size, in milliseconds and as a part of its time, for
+    /// Trove and libplist side by side. Instruction counts tell an algorithm's excess from the
+    /// memory's (Benchmarks/README.md, "Profiling").
+    private static func excessOverLinear(_ seconds: [[Double?]], points: [Point]) -> String? {
+        guard points.count >= 2, points.first?.label.hasSuffix("MB XML") == true,
+              let first = seconds.first, let last = seconds.last, first.count == 8, last.count == 8,
+              let small = Double(points.first!.label.split(separator: " ")[0]),
+              let large = Double(points.last!.label.split(separator: " ")[0]) else { return nil }
+        let names = ["binary decode", "binary encode", "XML decode", "XML encode"]
+        var lines = ["excess over linear, \(points.last!.label) against \(points.first!.label) scaled (trove | libplist):"]
+        for (k, name) in names.enumerated() {
+            func excess(_ column: Int) -> String {
+                guard let t1 = first[column], let tn = last[column] else { return "-" }
+                let linear = t1 * large / small
+                return String(format: "%+.0f ms (%+.0f%%)", (tn - linear) * 1000, (tn - linear) / tn * 100)
+            }
+            lines.append("  \(name): \(excess(2 * k)) | \(excess(2 * k + 1))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Seconds per run of `body`: the median of up to five runs, fewer when one run takes over a
+    /// second. What it returns is released after the clock stops; nil when it fails.
+    private static func time(_ body: () throws -> Any) -> Double? {
         let clock = ContinuousClock()
         var samples: [Duration] = []
         do {
-            try body()  // warm-up
+            withExtendedLifetime(try body()) {}  // warm-up
             while samples.count < 5 {
                 let start = clock.now
-                try body()
+                let produced = try body()
                 samples.append(clock.now - start)
+                withExtendedLifetime(produced) {}
                 if let last = samples.last, last > .seconds(1) { break }
             }
         } catch {
-            return "failed"
+            return nil
         }
         let median = samples.sorted()[samples.count / 2]
-        let seconds = Double(median.components.seconds) + Double(median.components.attoseconds) * 1e-18
-        return seconds > 0 ? String(format: "%.1f", Double(bytes) / 1e6 / seconds) : "-"
+        return Double(median.components.seconds) + Double(median.components.attoseconds) * 1e-18
+    }
+
+    /// MB/s of `bytes` done in `seconds`.
+    private static func rate(_ bytes: Int, _ seconds: Double) -> String {
+        seconds > 0 ? String(format: "%.1f", Double(bytes) / 1e6 / seconds) : "-"
     }
 }
