@@ -17,11 +17,12 @@ extension BinaryObjectPlanner {
         let object = Int(walk[position])
         let claimed = objects.state(object) != 0
         switch value.pointee {
-        case .string(let string):
-            guard claimed else { return try claimString(string, object: object, textMatched: false) }
-            // A repeat is compared by the words alone, so that the string is not copied out of the
-            // value (a retain and a release) unless it must be encoded.
-            return try planStringAgain(StringRepresentation(string), text: { Self.string(at: value) }, notedAt: position, object: object)
+        case .string:
+            // The string is read by its words alone, so that it is not copied out of the value (a
+            // retain and a release) unless it must be encoded from the `String` itself.
+            let words = Self.words(at: value)
+            guard claimed else { return try claimString(words, text: { Self.string(at: value) }, object: object, textMatched: false) }
+            return try planStringAgain(words, text: { Self.string(at: value) }, notedAt: position, object: object)
         case .data, .array, .dictionary:
             break
         default:
@@ -134,21 +135,55 @@ extension BinaryObjectPlanner {
             return try planStringAgain(
                 UnsafeRawPointer(key).load(as: StringRepresentation.self), text: { key.pointee }, notedAt: position, object: object)
         }
-        return try claimString(key.pointee, object: object, textMatched: textMatched)
+        return try claimString(
+            UnsafeRawPointer(key).load(as: StringRepresentation.self), text: { key.pointee }, object: object, textMatched: textMatched)
     }
 
     /// Plans a key or string value whose noted object `object` is free: it takes the object over
-    /// when its note is a string's. `textMatched` says the string is a key with the object's
-    /// noted key text.
+    /// when its note is a string's. `words` are the string's two words, `text` gives the string
+    /// itself, asked only when the words cannot be read (see ``appendNotedASCII(_:note:)``).
+    /// `textMatched` says the string is a key with the object's noted key text.
     @inline(never)
-    mutating func claimString(_ string: String, object: Int, textMatched: Bool) throws(PlistError) -> Int {
+    mutating func claimString(
+        _ words: StringRepresentation, text: () -> String, object: Int, textMatched: Bool
+    ) throws(PlistError) -> Int {
         let note = encodings[object]
-        guard note.type >= 0x5 && note.type <= 0x7 else { return try planNewString(string) }
+        guard note.type >= 0x5 && note.type <= 0x7 else { return try planNewString(text()) }
         let start = encoded.count
-        let canonical = encoded.appendBinaryString(string, note: note)
-        let order = claimScalar(object, note: note, bytesFrom: start, canonical: canonical) { $0.appendBinaryString(string, note: nil) }
+        let canonical = appendNotedASCII(words, note: note) ?? encoded.appendBinaryString(text(), note: note)
+        let order = claimScalar(object, note: note, bytesFrom: start, canonical: canonical) { $0.appendBinaryString(text(), note: nil) }
         if textMatched { objects.markHoldingNotedKeyText(object) }
         return order
+    }
+
+    /// Writes the string whose words are `words` as the ASCII string object `note` notes, its
+    /// bytes read from the words of a small string or from the storage a native one names (the
+    /// value being written holds it, so it stays put), and returns whether its count is spelled
+    /// minimally; nil, having written nothing, for another note, for text that is not ASCII, or
+    /// where the words cannot be read so.
+    @inline(__always)
+    mutating func appendNotedASCII(_ words: StringRepresentation, note: BinaryLayout.EncodingNote) -> Bool? {
+        guard note.type == 0x5 else { return nil }
+        if readsSmallASCII, let small = words.smallASCII {
+            // ASCII by the words' discriminator.
+            let canonical = encoded.appendBinaryMarker(0x5, count: small.count, note: note)
+            encoded.append(small.low, small.high, count: small.count)
+            return canonical
+        }
+        if readsTailAllocatedUTF8, let utf8 = words.tailAllocatedUTF8 {
+            // The code units are the storage's `UInt8`s.
+            return encoded.appendBinaryASCII(
+                UnsafeBufferPointer(start: utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), count: utf8.count), note: note)
+        }
+        return nil
+    }
+
+    /// The words of the string at `value`, which holds one. Nothing runs between reading the
+    /// string out and taking its words, so the copy's retain and release cancel.
+    @inline(__always)
+    static func words(at value: UnsafePointer<PlistValue>) -> StringRepresentation {
+        guard case .string(let string) = value.pointee else { preconditionFailure("a string node holds a string") }
+        return StringRepresentation(string)
     }
 
     /// The string at `value`, which holds one.

@@ -167,7 +167,7 @@ extension ByteBuffer {
     /// every byte is below 0x80, and returns whether the count is spelled minimally; nil
     /// otherwise, having written nothing.
     @inline(__always)
-    private mutating func appendBinaryASCII(_ utf8: UnsafeBufferPointer<UInt8>, note: BinaryLayout.EncodingNote?) -> Bool? {
+    mutating func appendBinaryASCII(_ utf8: UnsafeBufferPointer<UInt8>, note: BinaryLayout.EncodingNote?) -> Bool? {
         guard UnsafeRawBufferPointer(utf8).isASCII else { return nil }
         let canonical = appendBinaryMarker(0x5, count: utf8.count, note: note)
         append(contentsOf: utf8)
