@@ -20,7 +20,9 @@ extension BinaryObjectPlanner {
         case .string:
             // The string is read by its words alone, so that it is not copied out of the value (a
             // retain and a release) unless it must be encoded from the `String` itself.
-            let words = Self.words(at: value)
+            // Nothing runs between taking the string out and taking its words, so the copy's
+            // retain and release cancel.
+            let words = StringRepresentation(Self.string(at: value))
             guard claimed else { return try claimString(words, text: { Self.string(at: value) }, object: object, textMatched: false) }
             return try planStringAgain(words, text: { Self.string(at: value) }, notedAt: position, object: object)
         case .data, .array, .dictionary:
@@ -176,14 +178,6 @@ extension BinaryObjectPlanner {
                 UnsafeBufferPointer(start: utf8.baseAddress?.assumingMemoryBound(to: UInt8.self), count: utf8.count), note: note)
         }
         return nil
-    }
-
-    /// The words of the string at `value`, which holds one. Nothing runs between reading the
-    /// string out and taking its words, so the copy's retain and release cancel.
-    @inline(__always)
-    static func words(at value: UnsafePointer<PlistValue>) -> StringRepresentation {
-        guard case .string(let string) = value.pointee else { preconditionFailure("a string node holds a string") }
-        return StringRepresentation(string)
     }
 
     /// The string at `value`, which holds one.
