@@ -18,7 +18,7 @@ enum Scaling {
         let generator = CorpusGenerator()
         // mixedRecords(count: 850) is ~1 MB of XML.
         let sizes = quick ? [1, 10] : [1, 10, 100]
-        section("document size (mixed records)", points: sizes.map { megabytes in
+        section("document size (mixed records)", showsExcessOverLinear: true, points: sizes.map { megabytes in
             Point(label: "\(megabytes) MB XML", value: generator.mixedRecords(count: 850 * megabytes))
         })
         let depths = [10, 100, 400]
@@ -34,7 +34,7 @@ enum Scaling {
     /// The largest binary document libplist's binary writer is timed on.
     static let libplistBinaryEncodeLimit = 20_000_000
 
-    private static func section(_ title: String, points: [Point]) {
+    private static func section(_ title: String, showsExcessOverLinear: Bool = false, points: [Point]) {
         print("== scaling: \(title) ==")
         // libplist beside Trove on every point: a throughput that falls for both at the same
         // point is the machine's memory hierarchy, one that falls for Trove alone is ours.
@@ -43,8 +43,9 @@ enum Scaling {
             "XML size", "XML decode", "(libplist)", "XML encode", "(libplist)",
         ]
         var rows: [[String]] = []
-        // Seconds per operation at each point, by column, for the excess over linear below.
-        var seconds: [[Double?]] = []
+        // Seconds per operation and the document's size in bytes at each point, by column, for
+        // the excess over linear below.
+        var measured: [(seconds: [Double?], sizes: [Int])] = []
         for point in points {
             progress("scaling \(point.label)")
             do {
@@ -66,12 +67,12 @@ enum Scaling {
                     time { try libplist.encode(tree, format: .xml) },
                 ]
                 let sizes = [binary.count, binary.count, binary.count, binary.count, xml.count, xml.count, xml.count, xml.count]
-                seconds.append(timed)
+                measured.append((timed, sizes))
                 let rates = zip(timed, sizes).map { time, size in time.map { rate(size, $0) } ?? "-" }
                 rows.append([point.label, "\(binary.count)"] + rates[0..<4] + ["\(xml.count)"] + rates[4..<8])
             } catch {
                 rows.append([point.label, "failed: \(error)"])
-                seconds.append([])
+                measured.append(([], []))
             }
         }
         let widths = header.indices.map { column in
@@ -90,25 +91,23 @@ enum Scaling {
         print(" \"(libplist)\" is libplist on the same document, timed in the same run; libplist's XML")
         print(" writer keeps the dictionary's order, where Trove's sorts the keys as CoreFoundation does;")
         print(" \"-\": libplist's binary writer, quadratic in the object count, is not timed over 20 MB)")
-        if let excess = excessOverLinear(seconds, points: points) { print(excess) }
+        if showsExcessOverLinear, let excess = excessOverLinear(measured, points: points) { print(excess) }
         print()
     }
 
-    /// For the document sizes: how much longer each operation took at the largest point than the
-    /// smallest point's time scaled to its size, in milliseconds and as a part of its time, for
-    /// Trove and libplist side by side. Instruction counts tell an algorithm's excess from the
-    /// memory's (Benchmarks/README.md, "Profiling").
-    private static func excessOverLinear(_ seconds: [[Double?]], points: [Point]) -> String? {
-        guard points.count >= 2, points.first?.label.hasSuffix("MB XML") == true,
-              let first = seconds.first, let last = seconds.last, first.count == 8, last.count == 8,
-              let small = Double(points.first!.label.split(separator: " ")[0]),
-              let large = Double(points.last!.label.split(separator: " ")[0]) else { return nil }
+    /// How much longer each operation took at the largest point than the smallest point's time
+    /// scaled to the larger document's size in that format, in milliseconds and as a part of its
+    /// time, for Trove and libplist side by side. Instruction counts tell an algorithm's excess
+    /// from the memory's (Benchmarks/README.md, "Profiling").
+    private static func excessOverLinear(_ measured: [(seconds: [Double?], sizes: [Int])], points: [Point]) -> String? {
+        guard let first = measured.first, let last = measured.last, points.count >= 2,
+              first.seconds.count == 8, last.seconds.count == 8 else { return nil }
         let names = ["binary decode", "binary encode", "XML decode", "XML encode"]
         var lines = ["excess over linear, \(points.last!.label) against \(points.first!.label) scaled (trove | libplist):"]
         for (k, name) in names.enumerated() {
             func excess(_ column: Int) -> String {
-                guard let t1 = first[column], let tn = last[column] else { return "-" }
-                let linear = t1 * large / small
+                guard let t1 = first.seconds[column], let tn = last.seconds[column] else { return "-" }
+                let linear = t1 * Double(last.sizes[column]) / Double(first.sizes[column])
                 return String(format: "%+.0f ms (%+.0f%%)", (tn - linear) * 1000, (tn - linear) / tn * 100)
             }
             lines.append("  \(name): \(excess(2 * k)) | \(excess(2 * k + 1))")
