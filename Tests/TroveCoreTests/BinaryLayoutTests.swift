@@ -324,10 +324,28 @@ struct BinaryOrphanCopiesTests {
             let viaDictionary = Self.originals(sample, hashed: false)
             #expect(hashed.answer == expected, "seed \(seed)")
             #expect(viaDictionary.answer == expected, "seed \(seed)")
-            // The pass stops once every distinct content has its original.
-            let lastNeeded = Set(sample.orphans).compactMap { sample.candidates.firstIndex(of: $0) }.max()
-            if Set(sample.orphans).allSatisfy({ sample.candidates.contains($0) }), let lastNeeded {
-                #expect(hashed.asked == lastNeeded + 1, "seed \(seed)")
+        }
+    }
+
+    @Test("the walk over the reachable objects stops at the end of the stretch where the last content found its original")
+    func stopsOnceEveryContentIsFound() {
+        for seed in 1...6 as ClosedRange<UInt64> {
+            var random = SplitMix(seed: seed)
+            // UIDs and one-byte objects (the twins' slots) and longer strings (the contents
+            // table), every orphan's content among the first candidates, then many more.
+            let alphabet: [[UInt8]] = (0..<40).map { [0x80, UInt8($0)] } + [[0x08], [0x09], [0x00]]
+                + (0..<20).map { [0x5A, 0x61 + UInt8($0), 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x70] }
+            let orphans = (0..<300).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] }
+            let candidates = alphabet.shuffled(using: &random)
+                + (0..<3000).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] }
+            let sample = (orphans: orphans, candidates: candidates)
+            let lastNeeded = Set(orphans).map { candidates.firstIndex(of: $0)! }.max()!
+            let stretchEnd = (orphans.count + lastNeeded) / BinaryOrphanCopies.stretch * BinaryOrphanCopies.stretch
+                + BinaryOrphanCopies.stretch
+            for hashed in [true, false] {
+                let paired = Self.originals(sample, hashed: hashed)
+                #expect(paired.answer == orphans.map { candidates.firstIndex(of: $0) }, "seed \(seed)")
+                #expect(paired.asked == Swift.min(stretchEnd, orphans.count + candidates.count) - orphans.count, "seed \(seed)")
             }
         }
     }
@@ -374,18 +392,23 @@ struct BinaryOrphanCopiesTests {
         func content(of index: Int) -> UnsafeRawBufferPointer? { contents.content(of: index) }
     }
 
-    @Test("the key read from the file is the key of the object's bytes, for every object of the corpus",
+    @Test("the key and the twin read from the file are those of the object's bytes, for every object of the corpus",
           .enabled(if: BinaryFixtures.available, "fixture corpus not found: set TROVE_FIXTURES or place it at ../shared/fixtures"))
     func shortKeysOfTheCorpus() throws {
         var keyed = 0
+        var twins = 0
         for row in BinaryFixtures.binaryRows {
             try row.bytes.withUnsafeBytes { raw in
                 guard let trailer = try? BinaryTrailer(raw) else { return }
-                let contents = BinaryOrphanCopies.ObjectContents(
-                    bytes: raw, lookup: BinaryObjectLookup(bytes: raw, trailer: trailer),
-                    end: trailer.offsetTableOffset, refSize: trailer.objectRefSize)
+                let contents = BinaryOrphanCopies.ObjectContents(bytes: raw, trailer: trailer)
                 let reference = ContentsOnly(contents: contents, objectCount: trailer.objectCount)
                 for index in 0..<trailer.objectCount {
+                    if let twin = contents.twin(of: index) {
+                        twins += 1
+                        let content = try #require(contents.content(of: index), "\(row.path) object \(index)")
+                        let expected = try #require(OrphanTwins.Twin(content: content), "\(row.path) object \(index)")
+                        #expect(twin.marker == expected.marker && twin.uidValue == expected.uidValue, "\(row.path) object \(index)")
+                    }
                     guard let fast = contents.shortKey(of: index) else { continue }
                     keyed += 1
                     let expected = try #require(reference.shortKey(of: index), "\(row.path) object \(index)")
@@ -395,5 +418,6 @@ struct BinaryOrphanCopiesTests {
         }
         // Booleans, null and UIDs are in most files.
         #expect(keyed > 10_000)
+        #expect(twins >= keyed)
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 /// the first reachable object found holding it (see ``BinaryOrphanCopies``).
 ///
 /// Hashed, it is an open-addressing table with linear probing that grows as contents arrive (a
-/// file's orphans are mostly a few distinct booleans and UIDs, so a table sized for every orphan
-/// would be cleared for nothing). Each content has a key of one word, kept in its slot so that a
+/// file's other orphans are few and mostly repeat, so a table sized for every orphan would be
+/// cleared for nothing). Each content has a key of one word, kept in its slot so that a
 /// probe reads no other memory: a content of at most seven bytes is its bytes with its length in
 /// the top byte, so equal keys mean equal contents; a longer one is its ``SeededByteHash`` hash
 /// with the top bit set, compared byte for byte when the keys agree. Slots are picked by the
@@ -13,15 +13,12 @@ import Foundation
 /// so that crafted collisions cannot make the pass quadratic; the caller then pairs again with
 /// the table built on `Dictionary`, whose seeded hash no input can make collide on purpose.
 ///
-/// UIDs, most of the orphans of a keyed archive, skip the hashing: a UID whose value is below
-/// `directValues` (an archive's UIDs name its objects, so they are) is numbered in a table
-/// indexed by its value. A value names one content there, the UID of the first width met with
-/// it; the same value in another width (which no Apple writer makes) goes to the hashed slots.
+/// Booleans, null and the UIDs of an archive, nearly every orphan, never reach this table:
+/// ``OrphanTwins`` keeps them by their content.
 ///
 /// Invariants: `slotCount` is a power of two, at least twice `hashedCount`; a slot's key is 0
-/// when it is empty, else its number is that of the content with that key; `uidNumbers[v]` is
-/// 0, or one more than the number of a UID content of value `v` with its key in its entry; the
-/// first `count` entries are initialized.
+/// when it is empty, else its number is that of the content with that key; the first `count`
+/// entries are initialized.
 struct OrphanContents: ~Copyable {
     private struct Entry {
         var content: UnsafeRawBufferPointer
@@ -42,9 +39,6 @@ struct OrphanContents: ~Copyable {
     /// The number of distinct contents, and of those in the hashed slots.
     private(set) var count = 0
     private var hashedCount = 0
-    /// The numbers of UID contents by value, made on the first UID (see the type's invariants).
-    private var uidNumbers: UnsafeMutablePointer<UInt32>?
-    private let directValues: Int
     /// The number of distinct contents with no original yet.
     private(set) var unfound = 0
     /// The numbers of the contents when not hashed.
@@ -54,11 +48,9 @@ struct OrphanContents: ~Copyable {
     /// in the top byte.
     private static let longFlag: UInt64 = 1 << 63
 
-    /// A table for the orphans of a file of `objectCount` objects.
-    init(probeLimit: Int, hashed: Bool, objectCount: Int) {
+    init(probeLimit: Int, hashed: Bool) {
         self.probeLimit = probeLimit
         self.hashed = hashed
-        directValues = objectCount
         slotKeys = .allocate(capacity: slotCount)
         slotKeys.initialize(repeating: 0, count: slotCount)
         slotNumbers = .allocate(capacity: slotCount)
@@ -66,7 +58,6 @@ struct OrphanContents: ~Copyable {
     }
 
     deinit {
-        uidNumbers?.deallocate()
         slotKeys.deallocate()
         slotNumbers.deallocate()
         entries.deallocate()
@@ -97,57 +88,15 @@ struct OrphanContents: ~Copyable {
     @inline(__always)
     mutating func number(ofShortKey key: UInt64) -> Int? {
         assert(hashed && key & Self.longFlag == 0, "a short key for a table without hashing, or a long key")
-        if let entry = uidEntry(ofShortKey: key, making: true) {
-            let held = Int(entry.pointee)
-            if held == 0 {
-                let number = append(UnsafeRawBufferPointer(start: nil, count: 0), shortKey: key)
-                entry.pointee = UInt32(truncatingIfNeeded: number &+ 1)
-                return number
-            }
-            if entries[held &- 1].shortKey == key { return held &- 1 }
-        }
         // A short content's key is the content: the probe never reads the entry's bytes.
         return numberHashing(UnsafeRawBufferPointer(start: nil, count: 0), key: key)
-    }
-
-    /// The entry of `uidNumbers` for the UID whose short key is `key`, made on the first UID
-    /// when `making`; nil for a key of anything else, for a value from `directValues` on, and
-    /// before the table is made when not `making`.
-    @inline(__always)
-    private mutating func uidEntry(ofShortKey key: UInt64, making: Bool) -> UnsafeMutablePointer<UInt32>? {
-        guard making || uidNumbers != nil, UInt8(truncatingIfNeeded: key) >> 4 == 0x8 else { return nil }
-        // The marker is the low byte and the value's big-endian bytes follow it; a short key's
-        // UID has 1 to 6 of them.
-        let width = UInt64(key >> 56) &- 1
-        let raw = (key >> 8) & (1 << (8 &* width) &- 1)
-        let value = Int(truncatingIfNeeded: raw.byteSwapped >> (64 &- 8 &* width))
-        guard value < directValues, let numbers = uidNumbers ?? (making ? makeUIDNumbers() : nil) else { return nil }
-        return numbers + value
-    }
-
-    @inline(never)
-    private mutating func makeUIDNumbers() -> UnsafeMutablePointer<UInt32> {
-        let numbers = UnsafeMutablePointer<UInt32>.allocate(capacity: directValues)
-        numbers.initialize(repeating: 0, count: directValues)
-        uidNumbers = numbers
-        return numbers
     }
 
     /// ``offer(_:as:)`` for a content of fewer than eight bytes, given by its key; only for a
     /// hashed table.
     @inline(__always)
     mutating func offer(shortKey key: UInt64, as index: Int) -> Bool {
-        var number = -1
-        if let entry = uidEntry(ofShortKey: key, making: false) {
-            let held = Int(entry.pointee)
-            // No orphan holds a UID of that value, in any width.
-            if held == 0 { return true }
-            if entries[held &- 1].shortKey == key { number = held &- 1 }
-        }
-        if number < 0 {
-            guard let found = probe(UnsafeRawBufferPointer(start: nil, count: 0), key: key) else { return false }
-            number = found
-        }
+        guard let number = probe(UnsafeRawBufferPointer(start: nil, count: 0), key: key) else { return false }
         if number >= 0 && entries[number].original < 0 {
             entries[number].original = index
             unfound &-= 1

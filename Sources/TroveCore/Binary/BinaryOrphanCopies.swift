@@ -7,11 +7,12 @@ import Foundation
 /// holds thousands of orphaned UID objects, each equal to a referenced one. Each orphan is paired
 /// with the first (lowest-numbered) reachable object of identical bytes.
 ///
-/// Two passes over the object numbers: the first numbers the orphans' distinct contents in an
+/// Two passes over the object numbers: the first gives each orphan's content a place, in the
+/// ``OrphanTwins`` slots when it is a boolean, null or an archive's UID, else as a number of an
 /// ``OrphanContents`` table; the second walks the reachable objects in ascending order, measures
 /// and looks up only those whose marker byte some orphan shares (read from the encoding notes,
-/// not the file), and stops once every content has found its original. The table caps its
-/// probes: input that makes them collide is paired again through the standard library's
+/// not the file), and stops once every content has found its original. The contents table caps
+/// its probes: input that makes them collide is paired again through the standard library's
 /// `Dictionary` instead.
 enum BinaryOrphanCopies {
     /// The copies, and how many orphans have no reachable twin (or could not be measured).
@@ -20,9 +21,7 @@ enum BinaryOrphanCopies {
         // Most files have no orphans: the scanner counted the objects it reached.
         guard scanner.reachedCount < count else { return ([], 0) }
         let objects = FileObjects(
-            contents: ObjectContents(
-                bytes: scanner.bytes, lookup: scanner.lookup,
-                end: scanner.trailer.offsetTableOffset, refSize: scanner.trailer.objectRefSize),
+            contents: ObjectContents(bytes: scanner.bytes, trailer: scanner.trailer),
             states: scanner.objectStates, encodings: scanner.encodingNotes, objectCount: count)
         let orphans = count - scanner.reachedCount
         if let paired = pair(objects, orphanCount: orphans, probeLimit: probeLimit, hashed: true) { return paired }
@@ -33,6 +32,10 @@ enum BinaryOrphanCopies {
     /// Probes a lookup or insertion may make before the hashed table gives up on its hash.
     static let probeLimit = 64
 
+    /// How many objects the pass lists at a time. The walk over the reachable objects stops
+    /// at the end of the stretch where the last content found its original.
+    static let stretch = 512
+
     /// Pairs each orphan of `source` (of which there are `orphanCount`) with the first reachable
     /// object of equal bytes: the copies in ascending order of orphan, and how many orphans
     /// copy nothing or could not be measured. `hashed` picks the open-addressing table, which
@@ -42,20 +45,20 @@ enum BinaryOrphanCopies {
     static func pair(
         _ source: some OrphanSource, orphanCount: Int, probeLimit: Int, hashed: Bool
     ) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int)? {
-        var contents = OrphanContents(probeLimit: probeLimit, hashed: hashed, objectCount: source.objectCount)
+        var twins = OrphanTwins(objectCount: source.objectCount)
+        var contents = OrphanContents(probeLimit: probeLimit, hashed: hashed)
         var unmatched = 0
         let objectCount = source.objectCount
-        // One allocation for three tables: each orphan as its index in the high half and its
-        // content's number in the low half; the numbers of the one-byte contents (booleans and
-        // null) by their byte, -1 before the first (in memory rather than a SIMD value, which is
-        // spilled at every variable index); and the marker set's 256 flags.
+        // One allocation for three tables: each orphan as its index in the high half and, in
+        // the low half, its slot of `twins` or its content's number; the marker set's 256
+        // flags; and the objects of one stretch that the pass looks at.
         let orphanCapacity = Swift.max(orphanCount, 1)
-        let orphans = UnsafeMutablePointer<UInt64>.allocate(capacity: orphanCapacity + 16 + MarkerSet.words)
+        let orphans = UnsafeMutablePointer<UInt64>.allocate(capacity: orphanCapacity + MarkerSet.words + Self.stretch / 2 + 1)
         defer { orphans.deallocate() }
         var orphanTotal = 0
-        let oneByteNumbers = UnsafeMutableRawPointer(orphans + orphanCapacity).bindMemory(to: Int.self, capacity: 16)
-        oneByteNumbers.initialize(repeating: -1, count: 16)
-        let wanted = MarkerSet(storage: orphans + orphanCapacity + 16)
+        let wanted = MarkerSet(storage: orphans + orphanCapacity)
+        let listed = UnsafeMutableRawPointer(orphans + orphanCapacity + MarkerSet.words)
+            .bindMemory(to: UInt32.self, capacity: Self.stretch + 1)
         // A file's short objects are measured in place: through the protocol, each would be a
         // call to a witness too large to inline.
         let fileContents = source.fileContents
@@ -63,58 +66,88 @@ enum BinaryOrphanCopies {
             if let fileContents { return fileContents.shortKey(of: index) }
             return source.shortKey(of: index)
         }
-        for index in 0..<objectCount where source.isOrphan(index) {
-            var number: Int
-            let marker: UInt8
-            if hashed, let key = shortKey(of: index) {
-                // Booleans, null and UIDs, nearly every orphan, by a key of one word.
-                marker = UInt8(truncatingIfNeeded: key)
-                // Booleans and null are numbered by their one byte without hashing.
-                let oneByte = key >> 56 == 1 && marker < 0x10
-                number = oneByte ? oneByteNumbers[Int(marker)] : -1
-                if number < 0 {
-                    guard let found = contents.number(ofShortKey: key) else { return nil }
-                    number = found
-                    if oneByte { oneByteNumbers[Int(marker)] = number }
-                }
-            } else {
-                guard let content = source.content(of: index) else {
-                    unmatched += 1
-                    continue
-                }
-                marker = content[0]
-                guard let found = contents.number(of: content) else { return nil }
-                number = found
-            }
-            precondition(orphanTotal < orphanCount, "more orphans than counted")
-            wanted.insert(marker)
-            orphans[orphanTotal] = UInt64(truncatingIfNeeded: index) << 32 | UInt64(truncatingIfNeeded: number)
-            orphanTotal += 1
+        @inline(__always) func twin(of index: Int) -> OrphanTwins.Twin? {
+            if let fileContents { return fileContents.twin(of: index) }
+            return source.content(of: index).flatMap { OrphanTwins.Twin(content: $0) }
         }
-        var index = 0
-        while contents.unfound > 0 && index < objectCount {
-            if !source.isOrphan(index) && wanted.contains(source.marker(ofReachable: index)) {
-                if hashed, let key = shortKey(of: index) {
+        // Each stretch of objects is first listed without a branch (an orphan's place among the
+        // reachable objects cannot be predicted), and the list then gone through.
+        var start = 0
+        while start < objectCount {
+            let end = Swift.min(start &+ Self.stretch, objectCount)
+            var listedCount = 0
+            for index in start..<end {
+                listed[listedCount] = UInt32(truncatingIfNeeded: index)
+                listedCount &+= Self.count(source.isOrphan(index))
+            }
+            start = end
+            for position in 0..<listedCount {
+                let index = Int(listed[position])
+                let code: UInt32
+                let marker: UInt8
+                if let twin = twin(of: index), let slot = twins.want(twin) {
+                    marker = twin.marker
+                    code = slot
+                } else if hashed, let key = shortKey(of: index) {
+                    marker = UInt8(truncatingIfNeeded: key)
+                    guard let found = contents.number(ofShortKey: key) else { return nil }
+                    code = UInt32(truncatingIfNeeded: found)
+                } else {
+                    guard let content = source.content(of: index) else {
+                        unmatched += 1
+                        continue
+                    }
+                    marker = content[0]
+                    guard let found = contents.number(of: content) else { return nil }
+                    code = UInt32(truncatingIfNeeded: found)
+                }
+                precondition(orphanTotal < orphanCount, "more orphans than counted")
+                wanted.insert(marker)
+                orphans[orphanTotal] = UInt64(truncatingIfNeeded: index) << 32 | UInt64(code)
+                orphanTotal += 1
+            }
+        }
+        start = 0
+        while twins.unfound + contents.unfound > 0 && start < objectCount {
+            let end = Swift.min(start &+ Self.stretch, objectCount)
+            var listedCount = 0
+            for index in start..<end {
+                listed[listedCount] = UInt32(truncatingIfNeeded: index)
+                // Both tests made, so that the compiler makes no branch of the `&&`.
+                let reachable = !source.isOrphan(index)
+                let shared = wanted.contains(source.marker(ofReachable: index))
+                listedCount &+= Self.count(reachable) & Self.count(shared)
+            }
+            start = end
+            for position in 0..<listedCount {
+                let index = Int(listed[position])
+                if let twin = twin(of: index), twins.offer(twin, as: index) {
+                    // Held by the twins' slots alone.
+                } else if hashed, let key = shortKey(of: index) {
                     guard contents.offer(shortKey: key, as: index) else { return nil }
                 } else if let content = source.content(of: index) {
                     guard contents.offer(content, as: index) else { return nil }
                 }
             }
-            index += 1
         }
-        var copies: [BinaryLayout.OrphanCopy] = []
-        copies.reserveCapacity(orphanTotal)
-        for orphan in UnsafeBufferPointer(start: orphans, count: orphanTotal) {
-            let original = contents.original(ofNumber: Int(truncatingIfNeeded: orphan & 0xFFFF_FFFF))
-            if original >= 0 {
-                copies.append(BinaryLayout.OrphanCopy(
+        var copyCount = 0
+        let copies = [BinaryLayout.OrphanCopy](unsafeUninitializedCapacity: orphanTotal) { copies, initialized in
+            for orphan in UnsafeBufferPointer(start: orphans, count: orphanTotal) {
+                let code = UInt32(truncatingIfNeeded: orphan)
+                let original = OrphanTwins.isSlot(code) ? twins.original(ofCode: code) : contents.original(ofNumber: Int(code))
+                (copies.baseAddress! + copyCount).initialize(to: BinaryLayout.OrphanCopy(
                     object: UInt32(truncatingIfNeeded: orphan >> 32), original: UInt32(truncatingIfNeeded: original)))
-            } else {
-                unmatched += 1
+                copyCount &+= original >= 0 ? 1 : 0
             }
+            initialized = copyCount
         }
+        unmatched += orphanTotal - copyCount
         return (copies, unmatched)
     }
+
+    /// 1 for true, 0 for false, as a value the compiler does not turn back into a branch.
+    @inline(__always)
+    private static func count(_ flag: Bool) -> Int { Int(unsafeBitCast(flag, to: UInt8.self)) }
 
     /// The objects of a file as the pairing sees them: the scanner's states say which are
     /// orphans, its encoding notes give a reachable object's marker without an offset lookup.
@@ -143,14 +176,39 @@ enum BinaryOrphanCopies {
     /// The bytes of each object of a file.
     struct ObjectContents {
         let bytes: UnsafeRawBufferPointer
-        let lookup: BinaryObjectLookup
         let end: Int
         let refSize: Int
+        /// The offset table's start and entry width, and the shift that drops the bytes past an
+        /// entry from a word loaded at it.
+        private let tableStart: Int
+        private let entryWidth: Int
+        private let entryShift: UInt64
+
+        /// The objects of the file `bytes` whose trailer has been read as `trailer`.
+        init(bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer) {
+            self.bytes = bytes
+            end = trailer.offsetTableOffset
+            refSize = trailer.objectRefSize
+            tableStart = trailer.offsetTableOffset
+            entryWidth = trailer.offsetIntSize
+            entryShift = UInt64(64 - 8 * trailer.offsetIntSize)
+        }
+
+        /// Where object `index` starts, or nil when its offset lies outside the object area.
+        @inline(__always)
+        func start(of index: Int) -> Int? {
+            // One load whatever the width: eight bytes from any entry are in the file, as the
+            // 32-byte trailer follows the table.
+            let entry = tableStart &+ index &* entryWidth
+            let raw = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: entry, as: UInt64.self)) &>> entryShift
+            guard raw &- UInt64(BinaryTrailer.headerLength) < UInt64(end &- BinaryTrailer.headerLength) else { return nil }
+            return Int(truncatingIfNeeded: raw)
+        }
 
         /// Object `index`'s bytes, or nil when its offset or length is malformed.
         @inline(__always)
         func content(of index: Int) -> UnsafeRawBufferPointer? {
-            guard let start = try? lookup.offset(ofObject: index) else { return nil }
+            guard let start = start(of: index) else { return nil }
             let marker = bytes[start]
             let length: Int
             // Booleans and UIDs, nearly every orphan, measured here rather than in the general call.
@@ -165,24 +223,43 @@ enum BinaryOrphanCopies {
             return UnsafeRawBufferPointer(start: bytes.baseAddress! + start, count: length)
         }
 
+        /// The twin of object `index` (see ``OrphanTwins``) read straight from the file, nil for
+        /// an object of any other kind or a malformed one.
+        @inline(__always)
+        func twin(of index: Int) -> OrphanTwins.Twin? {
+            guard let start = start(of: index) else { return nil }
+            // Eight bytes can be loaded: an object starts before the offset table, which the
+            // 32-byte trailer follows.
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            let marker = UInt8(truncatingIfNeeded: word)
+            if marker < 0x10 { return OrphanTwins.Twin(marker: marker, uidValue: -1) }
+            // UIDs of up to seven bytes: the marker and the value's big-endian bytes are in the word.
+            let width = Int(marker) &- 0x7F
+            guard width >= 1 && width <= 7 && width < end &- start else { return nil }
+            let value = (word.byteSwapped &>> UInt64(56 &- 8 &* width)) & (1 &<< UInt64(8 &* width) &- 1)
+            return OrphanTwins.Twin(marker: marker, uidValue: Int(truncatingIfNeeded: value))
+        }
+
         /// ``OrphanSource/shortKey(of:)`` read straight from the file for the objects that
         /// have one of their kind's lengths alone (null, booleans, UIDs of up to six bytes),
         /// nil for any other (the caller then takes ``content(of:)``).
         @inline(__always)
         func shortKey(of index: Int) -> UInt64? {
-            guard let start = try? lookup.offset(ofObject: index) else { return nil }
-            let marker = bytes[start]
-            let length: Int
-            switch marker >> 4 {
-            case 0x0: length = 1
-            case 0x8 where marker & 0x0F <= 5: length = 2 + Int(marker & 0x0F)
-            default: return nil
-            }
-            guard length <= end - start else { return nil }
+            guard let start = start(of: index) else { return nil }
             // Eight bytes can be loaded: an object starts before the offset table, which the
             // 32-byte trailer follows.
             let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-            return word & (1 << UInt64(8 * length) - 1) | UInt64(length) << 56
+            let marker = UInt8(truncatingIfNeeded: word)
+            let length: Int
+            if marker < 0x10 {
+                length = 1
+            } else if marker &- 0x80 <= 5 {
+                length = Int(marker) &- 0x7E
+            } else {
+                return nil
+            }
+            guard length <= end &- start else { return nil }
+            return word & (1 &<< UInt64(8 &* length) &- 1) | UInt64(length) &<< 56
         }
     }
 
