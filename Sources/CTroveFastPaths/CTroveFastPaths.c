@@ -841,3 +841,11 @@ ptrdiff_t trove_utf16be_to_utf8(unsigned char *out, const unsigned char *in, siz
     }
     return o - out;
 }
+
+#if defined(__APPLE__)
+#include <malloc/malloc.h>
+size_t trove_allocation_size(void *block) { return malloc_size(block); }
+#else
+#include <malloc.h>
+size_t trove_allocation_size(void *block) { return malloc_usable_size(block); }
+#endif

@@ -109,4 +109,8 @@ ptrdiff_t trove_utf16be_to_utf8(unsigned char *out, const unsigned char *in, siz
 /// bucket here, so that the probe finds the line already on its way.
 static inline void trove_prefetch(const void *address) { __builtin_prefetch(address); }
 
+/// The size of a block `malloc` returned, as the allocator reports it: at least what was asked
+/// for. For tests that check a block was shrunk where it lies.
+size_t trove_allocation_size(void *block);
+
 #endif

@@ -100,9 +100,9 @@ public struct BinaryLayout: Sendable {
     /// Encoding of each object, by index.
     var encodings: [EncodingNote]
     /// Object index met at each step of the reference walk.
-    var walkObjects: [UInt32]
+    var walkObjects: WalkSteps
     /// Size of the subtree at each step of the reference walk.
-    var walkExtents: [UInt32]
+    var walkExtents: WalkSteps
     /// Unreferenced copies of reachable objects.
     var copies: [OrphanCopy]
     /// Non-zero high halves of 16-byte integers, by object index.

@@ -3,11 +3,10 @@
 ///
 /// Written through plain pointers rather than by array appends and subscripts: the scanner notes
 /// every object and every walk step, and each array append or subscript write paid a uniqueness
-/// check (a runtime call) and a bounds check. The notes are written straight into the arrays the
-/// layout keeps, which this recorder alone holds until ``finish()`` hands them over, so they are
-/// never copied. The walk's length is only known at the end: its two columns (``WalkColumn``)
-/// are reserved as long as the walk can get, and a long walk's columns are handed over cut to
-/// the walk rather than copied.
+/// check (a runtime call) and a bounds check. The notes are written straight into the storage the
+/// layout keeps, which this recorder alone holds until ``finish()`` hands it over, so it is never
+/// copied. The walk's length is only known at the end: its two columns (``WalkColumn``) are
+/// reserved as long as the walk can get, and handed over shrunk to the walk where they lie.
 ///
 /// A plain read makes a recorder for no objects, which allocates nothing; the scanner never
 /// notes anything into it.
@@ -255,7 +254,8 @@ struct BinaryLayoutRecorder: ~Copyable {
 
     /// The layout's arrays, handed over: the recorder keeps no texts after this.
     mutating func finish() -> (
-        encodings: [BinaryLayout.EncodingNote], walkObjects: [UInt32], walkExtents: [UInt32], keyTexts: BinaryLayout.KeyTexts
+        encodings: [BinaryLayout.EncodingNote], walkObjects: BinaryLayout.WalkSteps, walkExtents: BinaryLayout.WalkSteps,
+        keyTexts: BinaryLayout.KeyTexts
     ) {
         _checkInvariants()
         let count = textCount
@@ -272,54 +272,31 @@ struct BinaryLayoutRecorder: ~Copyable {
 }
 
 /// The entries of one column of a recorder's walk (the objects or the extents), written through
-/// ``entries`` and taken as an array at the end.
-///
-/// A long walk's column is an array made as long as the walk can get, its entries past the walk
-/// never written (which costs no memory in pages nothing touches), and the layout takes the
-/// array itself, cut to the walk, rather than a copy made while both are alive. A short one
-/// lies in an allocation of its own and is copied out: making an array costs a generic metadata
-/// lookup, several hundred instructions, which a file of a few dozen objects notices.
+/// ``entries`` and handed over as the layout's ``BinaryLayout/WalkSteps`` at the end, shrunk to
+/// the walk where they lie. A column of no entries allocates nothing.
 private struct WalkColumn: ~Copyable {
-    /// Capacities from which the column is an array.
-    static let arrayCapacity = 2048
-
     let entries: UnsafeMutablePointer<UInt32>
     let capacity: Int
-    /// The array the entries lie in, `capacity` long, when the column is one; empty otherwise,
-    /// and after ``takeEntries(count:)``.
-    private var array: [UInt32] = []
-    private let ownsEntries: Bool
+    /// Whether the column still holds its block: until ``takeEntries(count:)``.
+    private var holdsEntries: Bool
 
     init(capacity: Int) {
         self.capacity = capacity
-        guard capacity >= Self.arrayCapacity else {
-            ownsEntries = capacity > 0
-            entries = capacity > 0 ? .allocate(capacity: capacity) : UnsafeMutablePointer(bitPattern: MemoryLayout<UInt32>.alignment)!
-            return
-        }
-        ownsEntries = false
+        holdsEntries = capacity > 0
         // The entries are written through the pointer before anything reads them; UInt32 holds
         // no references, so the unwritten ones need no initializing.
-        var array = [UInt32](unsafeUninitializedCapacity: capacity) { _, initialized in initialized = capacity }
-        // The storage stays where it is while this column alone holds the array and never
-        // changes it through the array.
-        entries = array.withUnsafeMutableBufferPointer { $0.baseAddress! }
-        self.array = array
+        entries = capacity > 0 ? BinaryLayout.WalkSteps.allocate(capacity: capacity) : UnsafeMutablePointer(bitPattern: MemoryLayout<UInt32>.alignment)!
     }
 
     deinit {
-        if ownsEntries { entries.deallocate() }
+        if holdsEntries { BinaryLayout.WalkSteps.deallocate(entries) }
     }
 
-    /// The first `count` entries as an array: the column's own array, cut, when little of it
-    /// went unused, else a copy, so that the layout keeps no reservation mostly unused. The
-    /// column holds no array afterwards.
-    mutating func takeEntries(count: Int) -> [UInt32] {
-        guard !array.isEmpty, capacity - count <= count / 4 else { return Array(UnsafeBufferPointer(start: entries, count: count)) }
-        var taken: [UInt32] = []
-        swap(&taken, &array)
-        // Only the count changes: the entries removed hold no references.
-        taken.removeLast(capacity - count)
-        return taken
+    /// The first `count` entries, handed over; nothing may be written through ``entries``
+    /// afterwards.
+    mutating func takeEntries(count: Int) -> BinaryLayout.WalkSteps {
+        guard holdsEntries else { return BinaryLayout.WalkSteps([]) }
+        holdsEntries = false
+        return BinaryLayout.WalkSteps(takingMalloced: entries, count: count)
     }
 }

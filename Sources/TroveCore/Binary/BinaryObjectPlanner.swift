@@ -191,6 +191,13 @@ struct BinaryObjectPlanner: ~Copyable {
         (keyTextIndex, keyTextStrings) = keyTexts.storage
     }
 
+    /// The first step of a walk column that `layout` keeps alive for as long as the planner
+    /// lives; a pointer nothing reads through for an absent one.
+    @inline(__always)
+    static func storage(of steps: BinaryLayout.WalkSteps?) -> UnsafePointer<UInt32> {
+        steps?.entries ?? UnsafePointer(bitPattern: MemoryLayout<UInt32>.alignment)!
+    }
+
     /// The first element of an array that `layout` (or the planner) keeps alive and unchanged
     /// for as long as the planner lives, so the storage stays where it is; a pointer nothing
     /// reads through for an empty or absent one (no walk entry or object refers to it then).

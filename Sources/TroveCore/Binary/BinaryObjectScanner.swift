@@ -68,7 +68,8 @@ struct BinaryObjectScanner: ~Copyable {
     /// The encodings, walk and key texts recorded by a successful ``decodeTop()`` that kept
     /// the layout; called once, after ``BinaryOrphanCopies`` has read the notes.
     mutating func layoutNotes() -> (
-        encodings: [BinaryLayout.EncodingNote], walkObjects: [UInt32], walkExtents: [UInt32], keyTexts: BinaryLayout.KeyTexts
+        encodings: [BinaryLayout.EncodingNote], walkObjects: BinaryLayout.WalkSteps, walkExtents: BinaryLayout.WalkSteps,
+        keyTexts: BinaryLayout.KeyTexts
     ) {
         recorder.finish()
     }
