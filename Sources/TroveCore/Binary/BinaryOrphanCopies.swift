@@ -176,20 +176,17 @@ enum BinaryOrphanCopies {
     /// The bytes of each object of a file.
     struct ObjectContents {
         let bytes: UnsafeRawBufferPointer
+        /// The end of the object area, where the offset table starts.
         let end: Int
         let refSize: Int
-        /// The offset table's start and entry width, and the shift that drops the bytes past an
-        /// entry from a word loaded at it.
-        private let tableStart: Int
+        /// The offset table's entry width, and the shift that drops the bytes past an entry from
+        /// a word loaded at it.
         private let entryWidth: Int
         private let entryShift: UInt64
 
         /// The objects of the file `bytes` whose trailer has been read as `trailer`.
         init(bytes: UnsafeRawBufferPointer, trailer: BinaryTrailer) {
-            self.bytes = bytes
-            end = trailer.offsetTableOffset
-            refSize = trailer.objectRefSize
-            tableStart = trailer.offsetTableOffset
+            (self.bytes, end, refSize) = (bytes, trailer.offsetTableOffset, trailer.objectRefSize)
             entryWidth = trailer.offsetIntSize
             entryShift = UInt64(64 - 8 * trailer.offsetIntSize)
         }
@@ -199,7 +196,7 @@ enum BinaryOrphanCopies {
         func start(of index: Int) -> Int? {
             // One load whatever the width: eight bytes from any entry are in the file, as the
             // 32-byte trailer follows the table.
-            let entry = tableStart &+ index &* entryWidth
+            let entry = end &+ index &* entryWidth
             let raw = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: entry, as: UInt64.self)) &>> entryShift
             guard raw &- UInt64(BinaryTrailer.headerLength) < UInt64(end &- BinaryTrailer.headerLength) else { return nil }
             return Int(truncatingIfNeeded: raw)
