@@ -38,8 +38,9 @@ enum BinaryOrphanCopies {
 
     /// Pairs each orphan of `source` (of which there are `orphanCount`) with the first reachable
     /// object of equal bytes: the copies in ascending order of orphan, and how many orphans
-    /// copy nothing or could not be measured. `hashed` picks the open-addressing table, which
-    /// returns nil once a probe sequence runs past `probeLimit`, over the `Dictionary`.
+    /// copy nothing or could not be measured. Booleans, null and UIDs take ``OrphanTwins``'
+    /// slots; for the other contents `hashed` picks the open-addressing table, which returns nil
+    /// once a probe sequence runs past `probeLimit`, over the `Dictionary`.
     // Inlined into `find`, whose concrete source then needs no witness-table call per object.
     @inline(__always)
     static func pair(
@@ -296,8 +297,8 @@ protocol OrphanSource {
     /// in the top byte (``OrphanContents``' key for such a content); nil when a source cannot
     /// tell it more cheaply than ``content(of:)`` (which the caller then asks).
     func shortKey(of index: Int) -> UInt64?
-    /// The file the objects lie in, when there is one: the pairing then reads short objects
-    /// straight from it rather than through ``shortKey(of:)``.
+    /// The file the objects lie in, when there is one: the pairing then reads short keys and
+    /// twins straight from it, rather than through ``shortKey(of:)`` and ``content(of:)``.
     var fileContents: BinaryOrphanCopies.ObjectContents? { get }
 }
 
