@@ -97,10 +97,7 @@ struct OrphanContents: ~Copyable {
     @inline(__always)
     mutating func offer(shortKey key: UInt64, as index: Int) -> Bool {
         guard let number = probe(UnsafeRawBufferPointer(start: nil, count: 0), key: key) else { return false }
-        if number >= 0 && entries[number].original < 0 {
-            entries[number].original = index
-            unfound &-= 1
-        }
+        record(index, asOriginalOf: number)
         return true
     }
 
@@ -122,11 +119,18 @@ struct OrphanContents: ~Copyable {
         } else {
             number = numbers[RawBytesKey(bytes: content)] ?? -1
         }
+        record(index, asOriginalOf: number)
+        return true
+    }
+
+    /// Records `index` as the original of content `number` (-1 for a content no orphan holds)
+    /// unless it has one.
+    @inline(__always)
+    private mutating func record(_ index: Int, asOriginalOf number: Int) {
         if number >= 0 && entries[number].original < 0 {
             entries[number].original = index
             unfound &-= 1
         }
-        return true
     }
 
     /// The original of content `number`, or -1 when no reachable object holds it.

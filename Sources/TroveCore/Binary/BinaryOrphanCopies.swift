@@ -138,7 +138,7 @@ enum BinaryOrphanCopies {
                 let original = OrphanTwins.isSlot(code) ? twins.original(ofCode: code) : contents.original(ofNumber: Int(code))
                 (copies.baseAddress! + copyCount).initialize(to: BinaryLayout.OrphanCopy(
                     object: UInt32(truncatingIfNeeded: orphan >> 32), original: UInt32(truncatingIfNeeded: original)))
-                copyCount &+= original >= 0 ? 1 : 0
+                copyCount &+= Self.count(original >= 0)
             }
             initialized = copyCount
         }
@@ -203,6 +203,15 @@ enum BinaryOrphanCopies {
             return Int(truncatingIfNeeded: raw)
         }
 
+        /// Where object `index` starts and the eight bytes from there as a little-endian word,
+        /// or nil when its offset lies outside the object area. Eight bytes can be loaded: an
+        /// object starts before the offset table, which the 32-byte trailer follows.
+        @inline(__always)
+        private func firstWord(of index: Int) -> (start: Int, word: UInt64)? {
+            guard let start = start(of: index) else { return nil }
+            return (start, UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self)))
+        }
+
         /// Object `index`'s bytes, or nil when its offset or length is malformed.
         @inline(__always)
         func content(of index: Int) -> UnsafeRawBufferPointer? {
@@ -225,10 +234,7 @@ enum BinaryOrphanCopies {
         /// an object of any other kind or a malformed one.
         @inline(__always)
         func twin(of index: Int) -> OrphanTwins.Twin? {
-            guard let start = start(of: index) else { return nil }
-            // Eight bytes can be loaded: an object starts before the offset table, which the
-            // 32-byte trailer follows.
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            guard let (start, word) = firstWord(of: index) else { return nil }
             let marker = UInt8(truncatingIfNeeded: word)
             if marker < 0x10 { return OrphanTwins.Twin(marker: marker, uidValue: -1) }
             // UIDs of up to seven bytes: the marker and the value's big-endian bytes are in the word.
@@ -243,10 +249,7 @@ enum BinaryOrphanCopies {
         /// nil for any other (the caller then takes ``content(of:)``).
         @inline(__always)
         func shortKey(of index: Int) -> UInt64? {
-            guard let start = start(of: index) else { return nil }
-            // Eight bytes can be loaded: an object starts before the offset table, which the
-            // 32-byte trailer follows.
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            guard let (start, word) = firstWord(of: index) else { return nil }
             let marker = UInt8(truncatingIfNeeded: word)
             let length: Int
             if marker < 0x10 {

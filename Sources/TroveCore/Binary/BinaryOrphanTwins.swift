@@ -16,7 +16,8 @@
 /// slots with `oneByteWanted` as the markers; `unfound` counts the wanted slots with no original.
 struct OrphanTwins: ~Copyable {
     /// The largest UID value plus one that has a slot: the object count, which a reference of
-    /// the object table is below, capped so that a slot fits in a ``code(_:)``'s low 30 bits.
+    /// the object table is below, capped so that a slot fits in the low 30 bits of the code ``want(_:)``
+    /// returns.
     private let uidLimit: Int
     /// The UID slots, made on the first orphan UID: markers, then originals.
     private var uidMarkers: UnsafeMutablePointer<UInt8>?
