@@ -89,13 +89,14 @@ do {
         // not free itself (glibc merges such chunks at the next request of 1 KB or more).
         let freedChunks = Int(ProcessInfo.processInfo.environment["TROVE_FREED_CHUNKS"] ?? "0") ?? 0
         var chunks = [UnsafeMutableRawPointer?](repeating: nil, count: freedChunks)
+        let options = operation == "decode-timed" ? plain : lossless
         for _ in 0..<repeats {
             for i in 0..<freedChunks { chunks[i] = malloc(24 + (i % 5) * 16) }
             for i in 0..<freedChunks { free(chunks[i]) }
             let cpuStart = threadCPUTime()
             let start = ContinuousClock.now
             // The whole document, as the benchmark holds it: the layout is released with the value.
-            let document = try Plist.read(data, options: operation == "decode-timed" ? plain : lossless)
+            let document = try Plist.read(data, options: options)
             reading += ContinuousClock.now - start
             computing += threadCPUTime() - cpuStart
             produced &+= document.value.isContainer ? 1 : 0
