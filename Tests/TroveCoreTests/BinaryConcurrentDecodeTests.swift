@@ -547,6 +547,41 @@ struct BinaryConcurrentLayoutTests {
         #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
     }
 
+    @Test("orphans whose only reachable twins are in one part pair as on one thread", arguments: schedules)
+    func twinsInOnePart(_ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
+        let bytes = file { b in
+            let children = records(300, &b) { i, b in
+                guard i % 40 == 39 else { return nil }
+                let index = b.add([])
+                // An orphan before its twins, which the array names higher one first; a UID of
+                // the same value in another width; a one-byte object (the last record's null,
+                // which only it holds), each with an orphan copy.
+                let value = UInt8(i / 40)
+                _ = b.add([0x80, value])
+                let low = b.add([0x80, value])
+                let high = b.add([0x80, value])
+                let wide = b.add([0x81, 0, value])
+                _ = b.add([0x81, 0, value])
+                let oneByte: [UInt8] = i == 279 ? [0x00] : [0x08]
+                let single = b.add(oneByte)
+                _ = b.add(oneByte)
+                b.objects[index] = array([high, low, wide, single])
+                return index
+            }
+            return array(children)
+        }
+        let reads = TwoLosslessReads(bytes, schedule: schedule)
+        #expect(reads.split)
+        #expect(!reads.decodedAgain)
+        #expect(reads.difference == nil)
+        let read = try reads.parallel.get()
+        let expected = try #require(slowOrphanCopies(bytes))
+        #expect(read.layout?.copies.map { [Int($0.object), Int($0.original)] } == expected.copies)
+        #expect(read.layout?.unmatchedOrphanCount == expected.unmatched)
+        #expect(expected.copies.count == 21 && expected.unmatched == 0)
+        #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
+    }
+
     @Test("malformed input fails with the one-thread lossless read's error", arguments: [
         "cycle in the worker's half", "non-string key in the worker's half", "bad reference in each half",
     ], schedules)

@@ -107,3 +107,49 @@ struct BinaryPlistBuilder {
 func binaryBigEndian(_ value: UInt64, width: Int) -> [UInt8] {
     (0..<width).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * (width - 1 - $0))) }
 }
+
+/// The orphan copies of a binary plist worked out the slow way, to check the reader's pairing
+/// against: the objects the top object reaches through container references, and for each
+/// other object in ascending order the lowest-numbered reachable object of identical bytes;
+/// nil when the trailer does not read.
+func slowOrphanCopies(_ bytes: [UInt8]) -> (copies: [[Int]], unmatched: Int)? {
+    bytes.withUnsafeBytes { raw -> (copies: [[Int]], unmatched: Int)? in
+        guard let trailer = try? BinaryTrailer(raw) else { return nil }
+        let contents = BinaryOrphanCopies.ObjectContents(bytes: raw, trailer: trailer)
+        let refSize = trailer.objectRefSize
+        func reference(at position: Int) -> Int {
+            (0..<refSize).reduce(0) { $0 << 8 | Int(raw[position + $1]) }
+        }
+        var reached = [Bool](repeating: false, count: trailer.objectCount)
+        var pending = [trailer.topObject]
+        while let index = pending.popLast() {
+            guard index < trailer.objectCount, !reached[index] else { continue }
+            reached[index] = true
+            guard let content = contents.content(of: index), [0xA, 0xC, 0xD].contains(content[0] >> 4) else { continue }
+            var count = Int(content[0] & 0x0F)
+            var refs = 1
+            if count == 0x0F {
+                let width = 1 << Int(content[1] & 0x0F)
+                count = (0..<width).reduce(0) { $0 << 8 | Int(content[2 + $1]) }
+                refs = 2 + width
+            }
+            if content[0] >> 4 == 0xD { count *= 2 }
+            let start = content.baseAddress! - raw.baseAddress!
+            for i in 0..<count { pending.append(reference(at: start + refs + i * refSize)) }
+        }
+        var firsts: [[UInt8]: Int] = [:]
+        for index in 0..<trailer.objectCount where reached[index] {
+            if let content = contents.content(of: index), firsts[Array(content)] == nil { firsts[Array(content)] = index }
+        }
+        var copies: [[Int]] = []
+        var unmatched = 0
+        for index in 0..<trailer.objectCount where !reached[index] {
+            if let content = contents.content(of: index), let original = firsts[Array(content)] {
+                copies.append([index, original])
+            } else {
+                unmatched += 1
+            }
+        }
+        return (copies, unmatched)
+    }
+}

@@ -14,6 +14,11 @@ import Foundation
 /// not the file), and stops once every content has found its original. The contents table caps
 /// its probes: input that makes them collide is paired again through the standard library's
 /// `Dictionary` instead.
+///
+/// A lossless read's scanner has noted the first reachable boolean, null and UID as it decoded
+/// them (``BinaryReachableTwins``). A file whose orphans are all of those, as every file of the
+/// corpus is, is paired from the notes in one pass over its orphans, and only other files take
+/// the two passes.
 enum BinaryOrphanCopies {
     /// The copies, and how many orphans have no reachable twin (or could not be measured).
     static func find(_ scanner: borrowing BinaryObjectScanner) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int) {
@@ -22,8 +27,10 @@ enum BinaryOrphanCopies {
         guard scanner.reachedCount < count else { return ([], 0) }
         let objects = FileObjects(
             contents: ObjectContents(bytes: scanner.bytes, trailer: scanner.trailer),
-            states: scanner.objectStates, encodings: scanner.encodingNotes, objectCount: count)
+            states: scanner.objectStates, encodings: scanner.encodingNotes, objectCount: count,
+            reachableTwins: scanner.reachableTwins.view)
         let orphans = count - scanner.reachedCount
+        if let notes = objects.reachableTwins, let paired = pairNoted(objects, notes: notes, orphanCount: orphans) { return paired }
         if let paired = pair(objects, orphanCount: orphans, probeLimit: probeLimit, hashed: true) { return paired }
         // The dictionary never gives up.
         return pair(objects, orphanCount: orphans, probeLimit: probeLimit, hashed: false)!
@@ -146,6 +153,52 @@ enum BinaryOrphanCopies {
         return (copies, unmatched)
     }
 
+    /// Pairs every orphan of `objects` (of which there are `orphanCount`) through the scanner's
+    /// `notes` alone, as ``pair(_:orphanCount:probeLimit:hashed:)`` would: the copies in ascending
+    /// order of orphan, and how many orphans copy nothing. Nil at the first orphan the notes
+    /// cannot answer for (see ``ObjectContents/notedOriginal(of:in:uidLimit:)``), which leaves the
+    /// file to the general pairing: no writer known leaves such orphans.
+    static func pairNoted(
+        _ objects: FileObjects, notes: BinaryReachableTwins.View, orphanCount: Int
+    ) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int)? {
+        let contents = objects.contents
+        let objectCount = objects.objectCount
+        let uidLimit = OrphanTwins.uidLimit(objectCount: objectCount)
+        let listed = UnsafeMutablePointer<UInt32>.allocate(capacity: Self.stretch)
+        defer { listed.deallocate() }
+        var seen = 0
+        var answered = true
+        let copies = [BinaryLayout.OrphanCopy](unsafeUninitializedCapacity: orphanCount) { copies, initialized in
+            var copyCount = 0
+            var start = 0
+            // As in `pair`: each stretch's orphans listed without a branch, then gone through.
+            stretches: while start < objectCount {
+                let end = Swift.min(start &+ Self.stretch, objectCount)
+                var listedCount = 0
+                for index in start..<end {
+                    listed[listedCount] = UInt32(truncatingIfNeeded: index)
+                    listedCount &+= Self.count(objects.isOrphan(index))
+                }
+                start = end
+                precondition(listedCount <= orphanCount &- seen, "more orphans than counted")
+                seen &+= listedCount
+                for position in 0..<listedCount {
+                    let index = Int(listed[position])
+                    guard let original = contents.notedOriginal(of: index, in: notes, uidLimit: uidLimit) else {
+                        answered = false
+                        break stretches
+                    }
+                    (copies.baseAddress! + copyCount).initialize(to: BinaryLayout.OrphanCopy(
+                        object: UInt32(truncatingIfNeeded: index), original: UInt32(truncatingIfNeeded: original)))
+                    copyCount &+= Self.count(original >= 0)
+                }
+            }
+            initialized = copyCount
+        }
+        guard answered else { return nil }
+        return (copies, seen - copies.count)
+    }
+
     /// 1 for true, 0 for false, as a value the compiler does not turn back into a branch.
     @inline(__always)
     private static func count(_ flag: Bool) -> Int { Int(unsafeBitCast(flag, to: UInt8.self)) }
@@ -158,6 +211,8 @@ enum BinaryOrphanCopies {
         let states: UnsafePointer<BinaryObjectSlots.State>
         let encodings: UnsafePointer<BinaryLayout.EncodingNote>
         let objectCount: Int
+        /// What the scanner noted of the reachable twins, nil when it noted nothing.
+        let reachableTwins: BinaryReachableTwins.View?
 
         @inline(__always)
         func isOrphan(_ index: Int) -> Bool { states[index] == .unseen }
@@ -242,6 +297,25 @@ enum BinaryOrphanCopies {
             guard width >= 1 && width <= 7 && width < end &- start else { return nil }
             let value = (word.byteSwapped &>> UInt64(56 &- 8 &* width)) & (1 &<< UInt64(8 &* width) &- 1)
             return OrphanTwins.Twin(marker: marker, uidValue: Int(truncatingIfNeeded: value))
+        }
+
+        /// The first reachable twin of object `index` by the scanner's `notes` (see
+        /// ``BinaryReachableTwins``), -1 when no reachable object holds its bytes; nil when the
+        /// notes cannot tell: an object other than a one-byte one or a UID of up to seven bytes
+        /// whose value is below `uidLimit`, a UID value met reachable in two widths, or an
+        /// offset outside the object area.
+        @inline(__always)
+        func notedOriginal(of index: Int, in notes: BinaryReachableTwins.View, uidLimit: Int) -> Int? {
+            guard let (start, word) = firstWord(of: index) else { return nil }
+            let marker = UInt8(truncatingIfNeeded: word)
+            if marker < 0x10 { return Int(notes.oneByteFirsts[Int(marker)]) &- 1 }
+            let width = Int(marker) &- 0x7F
+            guard width >= 1 && width <= 7 && width < end &- start else { return nil }
+            let value = Int(truncatingIfNeeded: word.byteSwapped &>> UInt64(56 &- 8 &* width) & (1 &<< UInt64(8 &* width) &- 1))
+            guard value < uidLimit else { return nil }
+            let held = notes.uidMarkers?[value] ?? 0
+            if held == marker { return Int(notes.uidFirsts.unsafelyUnwrapped[value]) &- 1 }
+            return held == BinaryReachableTwins.mixedWidths ? nil : -1
         }
 
         /// ``OrphanSource/shortKey(of:)`` read straight from the file for the objects that

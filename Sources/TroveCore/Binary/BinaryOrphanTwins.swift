@@ -32,9 +32,12 @@ struct OrphanTwins: ~Copyable {
     private static let oneByteCode: UInt32 = 0x8000_0000
     private static let uidCode: UInt32 = 0xC000_0000
 
+    /// The largest UID value plus one that has a slot in a file of `objectCount` objects.
+    static func uidLimit(objectCount: Int) -> Int { Swift.min(objectCount, 1 << 30) }
+
     /// Slots for the orphans of a file of `objectCount` objects.
     init(objectCount: Int) {
-        uidLimit = Swift.min(objectCount, 1 << 30)
+        uidLimit = Self.uidLimit(objectCount: objectCount)
         oneByteWanted = .allocate(capacity: 256)
         oneByteWanted.initialize(repeating: false, count: 256)
         oneByteOriginals = .allocate(capacity: 256)

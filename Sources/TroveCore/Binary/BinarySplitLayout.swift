@@ -64,6 +64,7 @@ extension BinaryObjectScanner {
             if !recorder.isKey(index), let text = worker.recorder.keyText(index) { recorder.noteKey(index, text: text) }
         }
         int128HighWords.merge(worker.int128HighWords) { mine, _ in mine }
+        reachableTwins.merge(worker.reachableTwins)
     }
 
     /// The state under which this scanner treats its next reference to an object another
