@@ -55,10 +55,10 @@ struct BinaryLayoutRecorder: ~Copyable {
             return
         }
         // An object the walk never reaches keeps the empty note, as the layout's readers expect.
-        var encodingArray = [BinaryLayout.EncodingNote](repeating: BinaryLayout.EncodingNote(marker: 0), count: objectCount)
+        var encodingArray = [BinaryLayout.EncodingNote](filledWith: BinaryLayout.EncodingNote(marker: 0), count: objectCount)
         encodings = encodingArray.withUnsafeMutableBufferPointer { $0.baseAddress! }
         self.encodingArray = encodingArray
-        var keyIndexArray = [UInt32](repeating: 0, count: objectCount)
+        var keyIndexArray = [UInt32](filledWith: 0, count: objectCount)
         keyIndex = keyIndexArray.withUnsafeMutableBufferPointer { $0.baseAddress! }
         self.keyIndexArray = keyIndexArray
         textCapacity = Swift.min(objectCount, 64)

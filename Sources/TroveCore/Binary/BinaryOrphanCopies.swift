@@ -161,41 +161,45 @@ enum BinaryOrphanCopies {
     static func pairNoted(
         _ objects: FileObjects, notes: BinaryReachableTwins.View, orphanCount: Int
     ) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int)? {
+        // The stretch's list on the stack: a small file's pass is otherwise mostly allocations.
+        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.stretch) { listed in
+            pairNoted(objects, notes: notes, orphanCount: orphanCount, listing: listed.baseAddress!)
+        }
+    }
+
+    /// ``pairNoted(_:notes:orphanCount:)`` with room for a stretch's list at `listed`.
+    @inline(__always)
+    private static func pairNoted(
+        _ objects: FileObjects, notes: BinaryReachableTwins.View, orphanCount: Int, listing listed: UnsafeMutablePointer<UInt32>
+    ) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int)? {
         let contents = objects.contents
         let objectCount = objects.objectCount
         let uidLimit = OrphanTwins.uidLimit(objectCount: objectCount)
-        let listed = UnsafeMutablePointer<UInt32>.allocate(capacity: Self.stretch)
-        defer { listed.deallocate() }
         var seen = 0
-        var answered = true
-        let copies = [BinaryLayout.OrphanCopy](unsafeUninitializedCapacity: orphanCount) { copies, initialized in
-            var copyCount = 0
-            var start = 0
-            // As in `pair`: each stretch's orphans listed without a branch, then gone through.
-            stretches: while start < objectCount {
-                let end = Swift.min(start &+ Self.stretch, objectCount)
-                var listedCount = 0
-                for index in start..<end {
-                    listed[listedCount] = UInt32(truncatingIfNeeded: index)
-                    listedCount &+= Self.count(objects.isOrphan(index))
-                }
-                start = end
-                precondition(listedCount <= orphanCount &- seen, "more orphans than counted")
-                seen &+= listedCount
-                for position in 0..<listedCount {
-                    let index = Int(listed[position])
-                    guard let original = contents.notedOriginal(of: index, in: notes, uidLimit: uidLimit) else {
-                        answered = false
-                        break stretches
-                    }
-                    (copies.baseAddress! + copyCount).initialize(to: BinaryLayout.OrphanCopy(
-                        object: UInt32(truncatingIfNeeded: index), original: UInt32(truncatingIfNeeded: original)))
-                    copyCount &+= Self.count(original >= 0)
+        // Appended, which is specialized for the element type: `init(unsafeUninitializedCapacity:)`
+        // allocates through the runtime's generic path (see `Array.init(filledWith:count:)`).
+        var copies: [BinaryLayout.OrphanCopy] = []
+        copies.reserveCapacity(orphanCount)
+        var start = 0
+        // As in `pair`: each stretch's orphans listed without a branch, then gone through.
+        while start < objectCount {
+            let end = Swift.min(start &+ Self.stretch, objectCount)
+            var listedCount = 0
+            for index in start..<end {
+                listed[listedCount] = UInt32(truncatingIfNeeded: index)
+                listedCount &+= Self.count(objects.isOrphan(index))
+            }
+            start = end
+            precondition(listedCount <= orphanCount &- seen, "more orphans than counted")
+            seen &+= listedCount
+            for position in 0..<listedCount {
+                let index = Int(listed[position])
+                guard let original = contents.notedOriginal(of: index, in: notes, uidLimit: uidLimit) else { return nil }
+                if original >= 0 {
+                    copies.append(BinaryLayout.OrphanCopy(object: UInt32(truncatingIfNeeded: index), original: UInt32(truncatingIfNeeded: original)))
                 }
             }
-            initialized = copyCount
         }
-        guard answered else { return nil }
         return (copies, seen - copies.count)
     }
 
