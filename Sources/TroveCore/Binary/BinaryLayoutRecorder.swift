@@ -25,7 +25,7 @@ struct BinaryLayoutRecorder: ~Copyable {
     private let keyIndex: UnsafeMutablePointer<UInt32>
     /// Key texts in the order objects were first noted as keys; moved into an array at the end.
     private var texts: UnsafeMutablePointer<String>
-    private var textCount = 0
+    private(set) var textCount = 0
     private var textCapacity: Int
     /// The walk's two columns, and pointers to their entries.
     private var objectColumn: WalkColumn
@@ -121,6 +121,14 @@ struct BinaryLayoutRecorder: ~Copyable {
         (texts + textCount).initialize(to: text)
         textCount &+= 1
         keyIndex[index] = UInt32(truncatingIfNeeded: textCount)
+    }
+
+    /// Makes room for `additional` more key texts at once, for a caller about to note the keys
+    /// of a large dictionary: growing by doubling moves every text noted so far each time.
+    mutating func reserveKeys(_ additional: Int) {
+        let wanted = textCount + Swift.min(additional, objectCount - textCount)
+        guard wanted > textCapacity else { return }
+        (texts, textCapacity) = texts.movedToLarger(count: textCount, capacity: textCapacity, toHold: wanted)
     }
 
     @inline(never)

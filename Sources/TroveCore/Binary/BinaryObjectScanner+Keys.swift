@@ -20,6 +20,7 @@ extension BinaryObjectScanner {
         let keyBase = frame.base - frame.count
         Self.takeKeys(frame.count, at: keyBase, of: &values, into: &keys)
         if keepsLayout {
+            recorder.reserveKeys(frame.count)
             for i in 0..<frame.count {
                 let object = key(i, of: frame)
                 if !recorder.isKey(object) { recorder.noteKey(object, text: keys[i]) }

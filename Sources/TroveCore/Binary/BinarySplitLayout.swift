@@ -49,6 +49,7 @@ extension BinaryObjectScanner {
     private mutating func takeNotes(of worker: borrowing BinaryObjectScanner) throws(PlistError) {
         guard worker.repeatedKeys.isEmpty else { throw Self.splitWalkUnjoinable }
         let theirStates = worker.objectStates
+        recorder.reserveKeys(worker.recorder.textCount)
         let theirNotes = worker.recorder.encodingStorage
         for index in 0..<trailer.objectCount {
             let theirs = theirStates[index]
@@ -114,6 +115,7 @@ extension BinaryObjectScanner {
     /// are not noted yet: the parts decode them as a large dictionary's, which are noted as the
     /// dictionary completes.
     mutating func noteKeys(_ keys: [String], of container: Frame) {
+        recorder.reserveKeys(container.count)
         for i in 0..<container.count {
             let object = key(i, of: container)
             if !recorder.isKey(object) { recorder.noteKey(object, text: keys[i]) }
