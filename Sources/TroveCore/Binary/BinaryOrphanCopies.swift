@@ -78,16 +78,11 @@ enum BinaryOrphanCopies {
             if let fileContents { return fileContents.twin(of: index) }
             return source.content(of: index).flatMap { OrphanTwins.Twin(content: $0) }
         }
-        // Each stretch of objects is first listed without a branch (an orphan's place among the
-        // reachable objects cannot be predicted), and the list then gone through.
+        // Each stretch of objects is first listed, and the list then gone through.
         var start = 0
         while start < objectCount {
             let end = Swift.min(start &+ Self.stretch, objectCount)
-            var listedCount = 0
-            for index in start..<end {
-                listed[listedCount] = UInt32(truncatingIfNeeded: index)
-                listedCount &+= Self.count(source.isOrphan(index))
-            }
+            let listedCount = listOrphans(of: source, in: start..<end, into: listed)
             start = end
             for position in 0..<listedCount {
                 let index = Int(listed[position])
@@ -181,14 +176,10 @@ enum BinaryOrphanCopies {
         var copies: [BinaryLayout.OrphanCopy] = []
         copies.reserveCapacity(orphanCount)
         var start = 0
-        // As in `pair`: each stretch's orphans listed without a branch, then gone through.
+        // As in `pair`: each stretch's orphans listed, then gone through.
         while start < objectCount {
             let end = Swift.min(start &+ Self.stretch, objectCount)
-            var listedCount = 0
-            for index in start..<end {
-                listed[listedCount] = UInt32(truncatingIfNeeded: index)
-                listedCount &+= Self.count(objects.isOrphan(index))
-            }
+            let listedCount = listOrphans(of: objects, in: start..<end, into: listed)
             start = end
             precondition(listedCount <= orphanCount &- seen, "more orphans than counted")
             seen &+= listedCount
@@ -201,6 +192,19 @@ enum BinaryOrphanCopies {
             }
         }
         return (copies, seen - copies.count)
+    }
+
+    /// Writes the numbers of the orphans among the objects `range` to `listed` (room for
+    /// ``stretch`` of them) and returns how many there are. Without a branch: an orphan's place
+    /// among the reachable objects cannot be predicted.
+    @inline(__always)
+    private static func listOrphans(of source: some OrphanSource, in range: Range<Int>, into listed: UnsafeMutablePointer<UInt32>) -> Int {
+        var listedCount = 0
+        for index in range {
+            listed[listedCount] = UInt32(truncatingIfNeeded: index)
+            listedCount &+= count(source.isOrphan(index))
+        }
+        return listedCount
     }
 
     /// 1 for true, 0 for false, as a value the compiler does not turn back into a branch.
