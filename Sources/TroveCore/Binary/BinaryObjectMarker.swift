@@ -36,18 +36,23 @@ extension BinaryObjectArea {
     /// offset table gave, inside the area), without decoding the value.
     @inline(__always)
     func marker(ofObject index: Int, at start: Int, naming: BinaryObjectMarker.PayloadNaming) throws(PlistError) -> BinaryObjectMarker {
-        try read(index, at: start, naming: naming, decoding: false).marker
+        var holdsLatin1 = false
+        return try read(index, at: start, naming: naming, decoding: false, holdsLatin1: &holdsLatin1).marker
     }
 
     /// Reads and validates the marker of scalar object `index` and decodes its value; nil for an
     /// array or dictionary, whose elements the caller decodes. `extendedCountMarker` is the
     /// marker of the integer object that holds a count of 15 or more, which lossless writing
-    /// repeats; nil when the count is in the marker.
+    /// repeats; nil when the count is in the marker. `holdsLatin1` is true for an "ASCII" string
+    /// object with bytes above 0x7F, which lossless writing records (the decode finds it out,
+    /// and asking the text again would cost a retain).
     @inline(__always)
     func scalar(
         ofObject index: Int, at start: Int, naming: BinaryObjectMarker.PayloadNaming
-    ) throws(PlistError) -> (marker: BinaryObjectMarker, extendedCountMarker: UInt8?, value: PlistValue?) {
-        try read(index, at: start, naming: naming, decoding: true)
+    ) throws(PlistError) -> (marker: BinaryObjectMarker, extendedCountMarker: UInt8?, value: PlistValue?, holdsLatin1: Bool) {
+        var holdsLatin1 = false
+        let (marker, extendedCountMarker, value) = try read(index, at: start, naming: naming, decoding: true, holdsLatin1: &holdsLatin1)
+        return (marker, extendedCountMarker, value, holdsLatin1)
     }
 
     /// The one reading of a marker: the type nibble, the count, the bounds, the errors, and when
@@ -55,7 +60,7 @@ extension BinaryObjectArea {
     /// neither pays for what it does not use.
     @inline(__always)
     private func read(
-        _ index: Int, at start: Int, naming: BinaryObjectMarker.PayloadNaming, decoding: Bool
+        _ index: Int, at start: Int, naming: BinaryObjectMarker.PayloadNaming, decoding: Bool, holdsLatin1: inout Bool
     ) throws(PlistError) -> (marker: BinaryObjectMarker, extendedCountMarker: UInt8?, value: PlistValue?) {
         let byte = bytes[start]
         @inline(__always) func fixed(
@@ -99,7 +104,11 @@ extension BinaryObjectArea {
         case 0x5:
             let field = try count(index, marker: byte, at: start)
             try require(field.count, at: field.payload, object: index, for: naming == .byKind ? "the string" : "the ASCII string")
-            return try counted(.string, field) { .string(Self.asciiString(payload($0)).0) }
+            return try counted(.string, field) { object in
+                let (text, isLatin1) = Self.asciiString(payload(object))
+                holdsLatin1 = isLatin1
+                return .string(text)
+            }
         case 0x6:
             let field = try count(index, marker: byte, at: start)
             guard field.count <= (end - field.payload) / 2 else { throw Self.utf16TooLong(index, field.count, at: start, room: end - field.payload) }

@@ -429,7 +429,7 @@ struct BinaryObjectScanner: ~Copyable {
     /// Every scalar but integers, which ``scalar(_:at:noting:)`` reads before calling this.
     @inline(never)
     mutating func decodeScalar(_ index: Int, at start: Int, noting: Bool) throws(PlistError) -> PlistValue {
-        let (object, extendedCountMarker, decoded) = try area.scalar(ofObject: index, at: start, naming: .byEncoding)
+        let (object, extendedCountMarker, decoded, holdsLatin1) = try area.scalar(ofObject: index, at: start, naming: .byEncoding)
         // Callers send containers to `begin`'s own cases, never here.
         guard let value = decoded else { preconditionFailure("object \(index) is a container") }
         if noting && keepsLayout {
@@ -438,9 +438,7 @@ struct BinaryObjectScanner: ~Copyable {
                 recorder.note(index, BinaryLayout.EncodingNote(marker: object.byte))
                 if object.byte < 0x10 || object.byte >> 4 == 0x8 { noteTwin(index, marker: object.byte, at: start) }
             } else {
-                // An "ASCII" object holding Latin-1 bytes, each two bytes of UTF-8: the layout records it.
-                var holdsLatin1 = false
-                if object.byte >> 4 == 0x5, case .string(let text) = value, text.utf8.count != object.count { holdsLatin1 = true }
+                // An "ASCII" object holding Latin-1 bytes: the layout records it.
                 note(index, marker: object.byte, extendedCount: extendedCountMarker, holdsLatin1: holdsLatin1)
             }
         }
