@@ -383,6 +383,15 @@ private struct TwoLosslessReads {
         jobsTakenByCaller = outcome.jobsTakenByCaller
     }
 
+    /// The two-thread read, once checked to have split, joined without decoding again, and
+    /// agreed with the one-thread read.
+    func joinedRead(sourceLocation: SourceLocation = #_sourceLocation) throws -> (value: PlistValue, layout: BinaryLayout?) {
+        #expect(split, sourceLocation: sourceLocation)
+        #expect(!decodedAgain, sourceLocation: sourceLocation)
+        #expect(difference == nil, sourceLocation: sourceLocation)
+        return try parallel.get()
+    }
+
     /// Nil when both reads agree: the same value in the same order and the same notes, or the
     /// same error.
     var difference: String? {
@@ -449,11 +458,7 @@ struct BinaryConcurrentLayoutTests {
     func generated(_ shape: String, _ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
         let value = generatedValue(shape)
         let bytes = try BinaryPlistWriter().write(value)
-        let reads = TwoLosslessReads(bytes, schedule: schedule)
-        #expect(reads.split)
-        #expect(!reads.decodedAgain)
-        #expect(reads.difference == nil)
-        let read = try reads.parallel.get()
+        let read = try TwoLosslessReads(bytes, schedule: schedule).joinedRead()
         #expect(sameInOrder(read.value, value))
         #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
     }
@@ -484,11 +489,7 @@ struct BinaryConcurrentLayoutTests {
             let keys = [b.add(ascii("list")), b.add(ascii("after"))]
             return dictionary(keys, [list, shared])
         }
-        let reads = TwoLosslessReads(bytes, schedule: schedule)
-        #expect(reads.split)
-        #expect(!reads.decodedAgain)
-        #expect(reads.difference == nil)
-        let read = try reads.parallel.get()
+        let read = try TwoLosslessReads(bytes, schedule: schedule).joinedRead()
         #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
     }
 
@@ -537,11 +538,7 @@ struct BinaryConcurrentLayoutTests {
             }
             return array(children)
         }
-        let reads = TwoLosslessReads(bytes, schedule: schedule)
-        #expect(reads.split)
-        #expect(!reads.decodedAgain)
-        #expect(reads.difference == nil)
-        let read = try reads.parallel.get()
+        let read = try TwoLosslessReads(bytes, schedule: schedule).joinedRead()
         #expect(read.layout?.copies.count == 6)
         #expect(read.layout?.int128HighWords.count == 6)
         #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
@@ -570,11 +567,7 @@ struct BinaryConcurrentLayoutTests {
             }
             return array(children)
         }
-        let reads = TwoLosslessReads(bytes, schedule: schedule)
-        #expect(reads.split)
-        #expect(!reads.decodedAgain)
-        #expect(reads.difference == nil)
-        let read = try reads.parallel.get()
+        let read = try TwoLosslessReads(bytes, schedule: schedule).joinedRead()
         let expected = try #require(slowOrphanCopies(bytes))
         #expect(read.layout?.copies.map { [Int($0.object), Int($0.original)] } == expected.copies)
         #expect(read.layout?.unmatchedOrphanCount == expected.unmatched)
