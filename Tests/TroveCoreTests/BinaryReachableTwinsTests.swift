@@ -77,26 +77,32 @@ struct BinaryReachableTwinsTests {
     }
 
     @Test("the notes keep the lowest first of two scanners and mark a value met in two widths")
-    func merge() {
-        // Eight bytes from each object's start, as a file's offset table and trailer give.
-        let bytes: [UInt8] = [0x80, 0x03, 0x81, 0x00, 0x03, 0x80, 0x01, 0x09] + [UInt8](repeating: 0, count: 8)
-        bytes.withUnsafeBytes { raw in
-            var mine = BinaryReachableTwins(objectCount: 10, noting: true)
-            var theirs = BinaryReachableTwins(objectCount: 10, noting: true)
-            mine.note(7, marker: 0x80, at: 0, in: raw)  // UID 3 at object 7
-            mine.note(5, marker: 0x09, at: 7, in: raw)  // true at object 5
-            theirs.note(4, marker: 0x81, at: 2, in: raw)  // UID 3, two bytes, at object 4
-            theirs.note(2, marker: 0x80, at: 5, in: raw)  // UID 1 at object 2
-            theirs.note(8, marker: 0x09, at: 7, in: raw)
-            theirs.note(1, marker: 0x09, at: 7, in: raw)
-            mine.merge(theirs)
-            let view = mine.view!
-            #expect(view.oneByteFirsts[0x09] == 2)
-            #expect(view.uidMarkers?[3] == BinaryReachableTwins.mixedWidths)
-            #expect(view.uidMarkers?[1] == 0x80)
-            #expect(view.uidFirsts?[1] == 3)
-            #expect(view.uidMarkers?[0] == 0)
+    func merge() throws {
+        // A twin as the scanner reads it: from the object's first eight bytes.
+        func twin(_ object: [UInt8]) throws -> OrphanTwins.Twin {
+            let word = (object + [UInt8](repeating: 0, count: 8)).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            return try #require(OrphanTwins.Twin(firstWord: UInt64(littleEndian: word), room: object.count))
         }
+        var mine = BinaryReachableTwins(objectCount: 10, noting: true)
+        var theirs = BinaryReachableTwins(objectCount: 10, noting: true)
+        mine.note(try twin([0x80, 0x03]), of: 7)  // UID 3 at object 7
+        mine.note(try twin([0x09]), of: 5)  // true at object 5
+        theirs.note(try twin([0x81, 0x00, 0x03]), of: 4)  // UID 3, two bytes, at object 4
+        theirs.note(try twin([0x80, 0x01]), of: 2)  // UID 1 at object 2
+        theirs.note(try twin([0x09]), of: 8)
+        theirs.note(try twin([0x09]), of: 1)
+        mine.merge(theirs)
+        let view = mine.view!
+        #expect(view.oneByteFirsts[0x09] == 2)
+        #expect(view.uidMarkers?[3] == BinaryReachableTwins.mixedWidths)
+        #expect(view.uidMarkers?[1] == 0x80)
+        #expect(view.uidFirsts?[1] == 3)
+        #expect(view.uidMarkers?[0] == 0)
+        #expect(view.original(of: try twin([0x09])) == 1)
+        #expect(view.original(of: try twin([0x80, 0x01])) == 2)
+        #expect(view.original(of: try twin([0x81, 0x00, 0x01])) == -1)
+        #expect(view.original(of: try twin([0x80, 0x03])) == nil)
+        #expect(view.original(of: try twin([0x08])) == -1)
         // A plain read notes nothing and allocates nothing.
         #expect(BinaryReachableTwins(objectCount: 10, noting: false).view == nil)
     }

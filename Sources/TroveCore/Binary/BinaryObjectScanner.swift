@@ -436,7 +436,7 @@ struct BinaryObjectScanner: ~Copyable {
             if extendedCountMarker == nil && object.byte >> 4 != 0x5 {
                 // Most scalars: the note is the marker alone.
                 recorder.note(index, BinaryLayout.EncodingNote(marker: object.byte))
-                if object.byte < 0x10 || object.byte >> 4 == 0x8 { noteTwin(index, marker: object.byte, at: start) }
+                if object.byte < 0x10 || object.byte >> 4 == 0x8 { noteTwin(index, at: start) }
             } else {
                 // An "ASCII" object holding Latin-1 bytes: the layout records it.
                 note(index, marker: object.byte, extendedCount: extendedCountMarker, holdsLatin1: holdsLatin1)
@@ -448,8 +448,12 @@ struct BinaryObjectScanner: ~Copyable {
     /// Notes a boolean, null or UID the decode reached (see ``BinaryReachableTwins``); apart from
     /// ``decodeScalar(_:at:noting:)``, whose every call would pay for the code of this rare case.
     @inline(never)
-    mutating func noteTwin(_ index: Int, marker: UInt8, at start: Int) {
-        reachableTwins.note(index, marker: marker, at: start, in: bytes)
+    mutating func noteTwin(_ index: Int, at start: Int) {
+        // Eight bytes can be loaded: an object starts before the offset table, which the 32-byte
+        // trailer follows; and the decode has proven the object whole.
+        let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+        guard let twin = OrphanTwins.Twin(firstWord: word, room: .max) else { return }
+        reachableTwins.note(twin, of: index)
     }
 
     /// An integer object (`0x1n`), whose 16-byte form the layout keeps whole.

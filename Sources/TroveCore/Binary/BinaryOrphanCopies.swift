@@ -151,8 +151,9 @@ enum BinaryOrphanCopies {
     /// Pairs every orphan of `objects` (of which there are `orphanCount`) through the scanner's
     /// `notes` alone, as ``pair(_:orphanCount:probeLimit:hashed:)`` would: the copies in ascending
     /// order of orphan, and how many orphans copy nothing. Nil at the first orphan the notes
-    /// cannot answer for (see ``ObjectContents/notedOriginal(of:in:uidLimit:)``), which leaves the
-    /// file to the general pairing: no writer known leaves such orphans.
+    /// cannot answer for (not a twin read from the file, see ``ObjectContents/twin(of:)``, or one
+    /// ``BinaryReachableTwins/View/original(of:)`` cannot tell), which leaves the file to the
+    /// general pairing: no writer known leaves such orphans.
     static func pairNoted(
         _ objects: FileObjects, notes: BinaryReachableTwins.View, orphanCount: Int
     ) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int)? {
@@ -169,7 +170,6 @@ enum BinaryOrphanCopies {
     ) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int)? {
         let contents = objects.contents
         let objectCount = objects.objectCount
-        let uidLimit = OrphanTwins.uidLimit(objectCount: objectCount)
         var seen = 0
         // Appended, which is specialized for the element type: `init(unsafeUninitializedCapacity:)`
         // allocates through the runtime's generic path (see `Array.init(filledWith:count:)`).
@@ -185,7 +185,7 @@ enum BinaryOrphanCopies {
             seen &+= listedCount
             for position in 0..<listedCount {
                 let index = Int(listed[position])
-                guard let original = contents.notedOriginal(of: index, in: notes, uidLimit: uidLimit) else { return nil }
+                guard let twin = contents.twin(of: index), let original = notes.original(of: twin) else { return nil }
                 if original >= 0 {
                     copies.append(BinaryLayout.OrphanCopy(object: UInt32(truncatingIfNeeded: index), original: UInt32(truncatingIfNeeded: original)))
                 }
@@ -298,32 +298,7 @@ enum BinaryOrphanCopies {
         @inline(__always)
         func twin(of index: Int) -> OrphanTwins.Twin? {
             guard let (start, word) = firstWord(of: index) else { return nil }
-            let marker = UInt8(truncatingIfNeeded: word)
-            if marker < 0x10 { return OrphanTwins.Twin(marker: marker, uidValue: -1) }
-            // UIDs of up to seven bytes: the marker and the value's big-endian bytes are in the word.
-            let width = Int(marker) &- 0x7F
-            guard width >= 1 && width <= 7 && width < end &- start else { return nil }
-            let value = (word.byteSwapped &>> UInt64(56 &- 8 &* width)) & (1 &<< UInt64(8 &* width) &- 1)
-            return OrphanTwins.Twin(marker: marker, uidValue: Int(truncatingIfNeeded: value))
-        }
-
-        /// The first reachable twin of object `index` by the scanner's `notes` (see
-        /// ``BinaryReachableTwins``), -1 when no reachable object holds its bytes; nil when the
-        /// notes cannot tell: an object other than a one-byte one or a UID of up to seven bytes
-        /// whose value is below `uidLimit`, a UID value met reachable in two widths, or an
-        /// offset outside the object area.
-        @inline(__always)
-        func notedOriginal(of index: Int, in notes: BinaryReachableTwins.View, uidLimit: Int) -> Int? {
-            guard let (start, word) = firstWord(of: index) else { return nil }
-            let marker = UInt8(truncatingIfNeeded: word)
-            if marker < 0x10 { return Int(notes.oneByteFirsts[Int(marker)]) &- 1 }
-            let width = Int(marker) &- 0x7F
-            guard width >= 1 && width <= 7 && width < end &- start else { return nil }
-            let value = Int(truncatingIfNeeded: word.byteSwapped &>> UInt64(56 &- 8 &* width) & (1 &<< UInt64(8 &* width) &- 1))
-            guard value < uidLimit else { return nil }
-            let held = notes.uidMarkers?[value] ?? 0
-            if held == marker { return Int(notes.uidFirsts.unsafelyUnwrapped[value]) &- 1 }
-            return held == BinaryReachableTwins.mixedWidths ? nil : -1
+            return OrphanTwins.Twin(firstWord: word, room: end &- start)
         }
 
         /// ``OrphanSource/shortKey(of:)`` read straight from the file for the objects that

@@ -70,6 +70,23 @@ struct OrphanTwins: ~Copyable {
             self.init(marker: marker, uidValue: Int(truncatingIfNeeded: content.loadBigEndian(at: 1, width: width)))
         }
 
+        /// The twin of the object whose first eight bytes are `word` (loaded little-endian), if
+        /// it is a one-byte object (marker below 0x10) or a UID of up to seven bytes whose value
+        /// lies within the `room` bytes from the object's start.
+        @inline(__always)
+        init?(firstWord word: UInt64, room: Int) {
+            let marker = UInt8(truncatingIfNeeded: word)
+            if marker < 0x10 {
+                self.init(marker: marker, uidValue: -1)
+                return
+            }
+            // The marker and the value's big-endian bytes are all in the word.
+            let width = Int(marker) &- 0x7F
+            guard width >= 1 && width <= 7 && width < room else { return nil }
+            let value = (word.byteSwapped &>> UInt64(56 &- 8 &* width)) & (1 &<< UInt64(8 &* width) &- 1)
+            self.init(marker: marker, uidValue: Int(truncatingIfNeeded: value))
+        }
+
         init(marker: UInt8, uidValue: Int) {
             self.marker = marker
             self.uidValue = uidValue

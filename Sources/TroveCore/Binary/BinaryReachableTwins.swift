@@ -44,27 +44,19 @@ struct BinaryReachableTwins: ~Copyable {
         uidFirsts?.deallocate()
     }
 
-    /// Notes object `index`, which the decode reached, if it is a one-byte object or a UID of up
-    /// to seven bytes: `marker` is its first byte, `start` where it lies in `bytes`, whose
-    /// decode has proven the object whole (so the eight bytes from `start` lie in `bytes`). Only
-    /// a scanner that notes the layout calls this.
+    /// Notes `twin`, held by object `index`, which the decode reached. Only a scanner that
+    /// notes the layout calls this.
     @inline(__always)
-    mutating func note(_ index: Int, marker: UInt8, at start: Int, in bytes: UnsafeRawBufferPointer) {
+    mutating func note(_ twin: OrphanTwins.Twin, of index: Int) {
         let first = UInt32(truncatingIfNeeded: index &+ 1)
-        if marker < 0x10 {
+        if twin.uidValue < 0 {
             let firsts = oneByteFirsts.unsafelyUnwrapped
-            let held = firsts[Int(marker)]
-            if held == 0 || first < held { firsts[Int(marker)] = first }
+            let held = firsts[Int(twin.marker)]
+            if held == 0 || first < held { firsts[Int(twin.marker)] = first }
             return
         }
-        let width = Int(marker) &- 0x7F
-        guard width >= 1 && width <= 7 else { return }
-        // One load whatever the width: an object lies before the offset table, which the
-        // 32-byte trailer follows, so eight bytes from its start are in the file.
-        let word = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-        let value = word &>> UInt64(56 &- 8 &* width) & (1 &<< UInt64(8 &* width) &- 1)
-        guard value < UInt64(uidLimit) else { return }
-        noteUID(Int(truncatingIfNeeded: value), marker: marker, first: first)
+        guard twin.uidValue < uidLimit else { return }
+        noteUID(twin.uidValue, marker: twin.marker, first: first)
     }
 
     @inline(__always)
@@ -95,8 +87,8 @@ struct BinaryReachableTwins: ~Copyable {
         for value in 0..<uidLimit where theirMarkers[value] != 0 {
             let marker = theirMarkers[value]
             if marker == Self.mixedWidths {
-                _ = uidMarkers ?? makeUIDTables()
-                uidMarkers![value] = marker
+                let markers = uidMarkers ?? makeUIDTables()
+                markers[value] = marker
             } else {
                 noteUID(value, marker: marker, first: theirFirsts[value])
             }
@@ -107,19 +99,36 @@ struct BinaryReachableTwins: ~Copyable {
     /// The tables as the pairing reads them, valid while these live; nil when nothing was noted.
     var view: View? {
         guard let oneByteFirsts else { return nil }
-        return View(oneByteFirsts: oneByteFirsts, uidMarkers: uidMarkers, uidFirsts: uidFirsts)
+        return View(uidLimit: uidLimit, oneByteFirsts: oneByteFirsts, uidMarkers: uidMarkers, uidFirsts: uidFirsts)
     }
 
     /// The notes, read by ``BinaryOrphanCopies/pairNoted(_:notes:orphanCount:)``.
     struct View {
+        let uidLimit: Int
         let oneByteFirsts: UnsafePointer<UInt32>
         let uidMarkers: UnsafePointer<UInt8>?
         let uidFirsts: UnsafePointer<UInt32>?
 
-        init(oneByteFirsts: UnsafeMutablePointer<UInt32>, uidMarkers: UnsafeMutablePointer<UInt8>?, uidFirsts: UnsafeMutablePointer<UInt32>?) {
+        init(
+            uidLimit: Int, oneByteFirsts: UnsafeMutablePointer<UInt32>, uidMarkers: UnsafeMutablePointer<UInt8>?,
+            uidFirsts: UnsafeMutablePointer<UInt32>?
+        ) {
+            self.uidLimit = uidLimit
             self.oneByteFirsts = UnsafePointer(oneByteFirsts)
             self.uidMarkers = uidMarkers.map { UnsafePointer($0) }
             self.uidFirsts = uidFirsts.map { UnsafePointer($0) }
+        }
+
+        /// The first reachable object holding `twin`'s bytes, -1 when none does; nil when the
+        /// notes cannot tell: a UID whose value has no slot, or one met reachable in two widths.
+        @inline(__always)
+        func original(of twin: OrphanTwins.Twin) -> Int? {
+            let value = twin.uidValue
+            if value < 0 { return Int(oneByteFirsts[Int(twin.marker)]) &- 1 }
+            guard value < uidLimit else { return nil }
+            let held = uidMarkers?[value] ?? 0
+            if held == twin.marker { return Int(uidFirsts.unsafelyUnwrapped[value]) &- 1 }
+            return held == BinaryReachableTwins.mixedWidths ? nil : -1
         }
     }
 
