@@ -305,6 +305,6 @@ private struct WalkColumn: ~Copyable {
     mutating func takeEntries(count: Int) -> BinaryLayout.WalkSteps {
         guard holdsEntries else { return BinaryLayout.WalkSteps([]) }
         holdsEntries = false
-        return BinaryLayout.WalkSteps(takingMalloced: entries, count: count)
+        return BinaryLayout.WalkSteps(takingMalloced: entries, count: count, capacity: capacity)
     }
 }

@@ -62,10 +62,15 @@ struct BinaryObjectScanner: ~Copyable {
         // walk while both copies are alive, so the bound is reserved up to 16 steps an object: a
         // file of small dictionaries sharing their keys walks 4.5 steps an object (rust-plist's
         // fixture), and only blobs of data leave most of the bound unused.
+        // A small file's walk is reserved near its usual length instead, two steps an object, so
+        // that its columns come from the allocator's per-thread cache (a walk that outgrows them
+        // is copied, which costs little at that size).
         let references = (trailer.offsetTableOffset - BinaryTrailer.headerLength) / trailer.objectRefSize
+        let bound = Swift.min(references + 1, 16 * trailer.objectCount)
+        let usual = 2 * trailer.objectCount + 16
         recorder = BinaryLayoutRecorder(
             objectCount: keepsLayout ? trailer.objectCount : 0,
-            expectedWalk: Swift.min(references + 1, 16 * trailer.objectCount))
+            expectedWalk: usual <= Self.smallWalk ? Swift.min(bound, usual) : bound)
     }
 
     /// The encodings, walk and key texts recorded by a successful ``decodeTop()`` that kept
@@ -112,6 +117,10 @@ struct BinaryObjectScanner: ~Copyable {
     /// file's shape: both stay below the size from which `malloc` maps memory for each request.
     static let reservedDepth = 1024
     static let reservedValues = 2048
+
+    /// The longest walk reserved at its usual length rather than its bound: 256 steps, whose
+    /// column is 1 KB, within the sizes the allocator caches per thread.
+    static let smallWalk = 256
 
     /// Decodes the top object.
     ///

@@ -40,8 +40,10 @@ enum BinaryOrphanCopies {
     static let probeLimit = 64
 
     /// How many objects the pass lists at a time. The walk over the reachable objects stops
-    /// at the end of the stretch where the last content found its original.
-    static let stretch = 512
+    /// at the end of the stretch where the last content found its original. A stretch's list
+    /// of 32-bit numbers fits the 1 KB that `withUnsafeTemporaryAllocation` always takes from
+    /// the stack; above that, this toolchain's Linux runtime allocates it on the heap.
+    static let stretch = 256
 
     /// Pairs each orphan of `source` (of which there are `orphanCount`) with the first reachable
     /// object of equal bytes: the copies in ascending order of orphan, and how many orphans

@@ -27,20 +27,29 @@ extension BinaryLayout {
 
         private let storage: Storage
 
-        /// Takes over `entries`, a `malloc` block whose first `count` entries are written,
-        /// shrunk to them.
-        init(takingMalloced entries: UnsafeMutablePointer<UInt32>, count: Int) {
+        /// Takes over `entries`, a `malloc` block of `capacity` entries whose first `count` are
+        /// written, shrunk to them when that gives back at least ``smallestShrink`` entries.
+        init(takingMalloced entries: UnsafeMutablePointer<UInt32>, count: Int, capacity: Int) {
+            guard capacity - count >= Self.smallestShrink else {
+                storage = Storage(entries: entries, count: count)
+                return
+            }
             // A block of at least one entry: `realloc` to no bytes may free it.
             let bytes = Swift.max(count, 1) * MemoryLayout<UInt32>.stride
             let shrunk = realloc(entries, bytes).map { $0.assumingMemoryBound(to: UInt32.self) } ?? entries
             storage = Storage(entries: shrunk, count: count)
         }
 
+        /// The fewest unused entries (1 KB) worth a `realloc`: below it, the call costs more
+        /// than the memory it would give back is worth, and a small block stays in the
+        /// allocator's per-thread cache.
+        static let smallestShrink = 256
+
         /// The steps of `elements`, in order.
         init(_ elements: some Collection<UInt32>) {
             let entries = Self.allocate(capacity: elements.count)
             _ = UnsafeMutableBufferPointer(start: entries, count: elements.count).initialize(from: elements)
-            self.init(takingMalloced: entries, count: elements.count)
+            self.init(takingMalloced: entries, count: elements.count, capacity: elements.count)
         }
 
         init(arrayLiteral elements: UInt32...) { self.init(elements) }
