@@ -17,6 +17,9 @@ struct BinaryReachableTwins: ~Copyable {
     /// The marker of a UID value met reachable in two widths.
     static let mixedWidths: UInt8 = 0xFF
 
+    /// The one-byte table's entries: one-byte objects have markers below 0x10.
+    static let oneByteMarkers = 16
+
     /// Values below this have a slot (see ``OrphanTwins/uidLimit(objectCount:)``).
     let uidLimit: Int
     /// One more than each byte's first reachable object; nil when nothing is noted (a plain read).
@@ -30,8 +33,8 @@ struct BinaryReachableTwins: ~Copyable {
     init(objectCount: Int, noting: Bool) {
         uidLimit = OrphanTwins.uidLimit(objectCount: objectCount)
         if noting {
-            let firsts = UnsafeMutablePointer<UInt32>.allocate(capacity: 256)
-            firsts.initialize(repeating: 0, count: 256)
+            let firsts = UnsafeMutablePointer<UInt32>.allocate(capacity: Self.oneByteMarkers)
+            firsts.initialize(repeating: 0, count: Self.oneByteMarkers)
             oneByteFirsts = firsts
         } else {
             oneByteFirsts = nil
@@ -50,6 +53,7 @@ struct BinaryReachableTwins: ~Copyable {
     mutating func note(_ twin: OrphanTwins.Twin, of index: Int) {
         let first = UInt32(truncatingIfNeeded: index &+ 1)
         if twin.uidValue < 0 {
+            assert(Int(twin.marker) < Self.oneByteMarkers, "a one-byte twin of marker \(twin.marker)")
             let firsts = oneByteFirsts.unsafelyUnwrapped
             let held = firsts[Int(twin.marker)]
             if held == 0 || first < held { firsts[Int(twin.marker)] = first }
@@ -80,7 +84,7 @@ struct BinaryReachableTwins: ~Copyable {
     /// - Complexity: O(*n*) in the object count when both scanners met a UID, else O(1).
     mutating func merge(_ other: borrowing BinaryReachableTwins) {
         guard let mine = oneByteFirsts, let theirs = other.oneByteFirsts else { return }
-        for byte in 0..<256 where theirs[byte] != 0 && (mine[byte] == 0 || theirs[byte] < mine[byte]) {
+        for byte in 0..<Self.oneByteMarkers where theirs[byte] != 0 && (mine[byte] == 0 || theirs[byte] < mine[byte]) {
             mine[byte] = theirs[byte]
         }
         guard let theirMarkers = other.uidMarkers, let theirFirsts = other.uidFirsts else { return }
@@ -124,7 +128,10 @@ struct BinaryReachableTwins: ~Copyable {
         @inline(__always)
         func original(of twin: OrphanTwins.Twin) -> Int? {
             let value = twin.uidValue
-            if value < 0 { return Int(oneByteFirsts[Int(twin.marker)]) &- 1 }
+            if value < 0 {
+                assert(Int(twin.marker) < BinaryReachableTwins.oneByteMarkers, "a one-byte twin of marker \(twin.marker)")
+                return Int(oneByteFirsts[Int(twin.marker)]) &- 1
+            }
             guard value < uidLimit else { return nil }
             let held = uidMarkers?[value] ?? 0
             if held == twin.marker { return Int(uidFirsts.unsafelyUnwrapped[value]) &- 1 }
