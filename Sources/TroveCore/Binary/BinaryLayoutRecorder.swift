@@ -131,6 +131,32 @@ struct BinaryLayoutRecorder: ~Copyable {
         (texts, textCapacity) = texts.movedToLarger(count: textCount, capacity: textCapacity, toHold: wanted)
     }
 
+    /// Moves every key text of `other`, a recorder of the same file, behind this one's, and
+    /// returns where the first of them landed, for ``adoptKey(_:from:movedTo:)``. `other` keeps
+    /// its notes of which objects were keys but no texts; a text of an object both noted stays
+    /// among the texts, named by no object.
+    mutating func takeKeyTexts(of other: inout BinaryLayoutRecorder) -> Int {
+        precondition(objectCount == other.objectCount, "key texts of another file")
+        let start = textCount
+        reserveKeys(other.textCount)
+        if textCount + other.textCount > textCapacity {
+            // More texts than objects: `reserveKeys` stops at the object count.
+            (texts, textCapacity) = texts.movedToLarger(count: textCount, capacity: textCapacity, toHold: textCount + other.textCount)
+        }
+        (texts + textCount).moveInitialize(from: other.texts, count: other.textCount)
+        textCount += other.textCount
+        other.textCount = 0
+        return start
+    }
+
+    /// Notes that object `index`, not noted as a key here, was one with the text `other` noted
+    /// for it, which ``takeKeyTexts(of:)`` moved here to `start` on.
+    @inline(__always)
+    func adoptKey(_ index: Int, from other: borrowing BinaryLayoutRecorder, movedTo start: Int) {
+        assert(!isKey(index) && other.isKey(index), "adopting a key text this recorder has, or the other lacks")
+        keyIndex[index] = other.keyIndex[index] &+ UInt32(truncatingIfNeeded: start)
+    }
+
     @inline(never)
     private mutating func growTexts() {
         (texts, textCapacity) = texts.movedToLarger(count: textCount, capacity: textCapacity, toHold: textCount + 1)

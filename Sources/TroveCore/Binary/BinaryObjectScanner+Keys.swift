@@ -11,21 +11,13 @@ extension BinaryObjectScanner {
     /// Moves the keys of the dictionary `frame` describes, whose key objects are not kept, from
     /// below its values on the value stack into `keys`, leaving their places empty for the
     /// caller to drop once the values are taken; returns whether the key classes prove the keys
-    /// distinct. A lossless read notes the texts of keys it has not noted yet, as their objects
-    /// are not kept.
+    /// distinct. (A lossless read noted their texts as it decoded them.)
     @inline(never)
     mutating func stackedKeys(
         of frame: Frame, values: inout PlistValueStack, into keys: inout [String], keyClasses: inout BinaryKeyClasses
     ) -> Bool {
         let keyBase = frame.base - frame.count
         Self.takeKeys(frame.count, at: keyBase, of: &values, into: &keys)
-        if keepsLayout {
-            recorder.reserveKeys(frame.count)
-            for i in 0..<frame.count {
-                let object = key(i, of: frame)
-                if !recorder.isKey(object) { recorder.noteKey(object, text: keys[i]) }
-            }
-        }
         guard keyClasses.classifies(count: frame.count, firstKey: frame.count > 0 ? key(0, of: frame) : 0) else {
             for i in 0..<frame.count { keyClasses.markUsedUnclassified(key(i, of: frame)) }
             return false
@@ -104,7 +96,8 @@ extension BinaryObjectScanner {
     /// ``BinaryKeyClasses/largestAlwaysClassified`` entries, and pushes its text
     /// on `values`, below the dictionary's values. The key object is kept from its second use on,
     /// as a value string is: the keys of a dictionary of thousands are mostly its own, used once,
-    /// and keeping each cost a retain, a release and a slot.
+    /// and keeping each cost a retain, a release and a slot. A lossless read notes the key's
+    /// text here, on the thread that decodes it (each part of a split dictionary notes its own).
     @inline(never)
     mutating func decodeUnkeptKey(referencedAt position: Int, onto values: inout PlistValueStack) throws(PlistError) -> Int {
         let key = try lookup.reference(at: position)
@@ -113,6 +106,7 @@ extension BinaryObjectScanner {
         if state == .cached {
             guard objects.isCachedString(key) else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
             values.push(objects.value(key))
+            if keepsLayout && !recorder.isKey(key) { noteCachedKey(key) }
             return objects.size(key).bytes
         }
         let keyStart = try lookup.offset(ofObject: key)
@@ -127,6 +121,7 @@ extension BinaryObjectScanner {
             objects.setState(key, .decodedOnce)
         }
         guard case .string(let text) = decoded else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
+        if keepsLayout && !recorder.isKey(key) { recorder.noteKey(key, text: text) }
         values.push(decoded)
         return text.utf8.count
     }

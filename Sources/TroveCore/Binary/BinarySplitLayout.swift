@@ -29,8 +29,8 @@ extension BinaryObjectScanner {
     ) throws(PlistError) {
         guard repeatedKeys.count == repeatedKeysBefore else { throw Self.splitWalkUnjoinable }
         let segments = jobs.ranges.indices.map { jobs.walkSegment(ofJob: $0) }
-        if let worker = jobs.takeWorkerScanner() {
-            try takeNotes(of: worker)
+        if var worker = jobs.takeWorkerScanner() {
+            try takeNotes(of: &worker)
             let theirs = worker.recorder.walkPiece(0..<worker.recorder.walkCount)
             rebuildSplitWalk(ownWalk: ownWalk, ownKeys: ownKeys, segments: segments, workerWalk: theirs)
         } else {
@@ -45,11 +45,12 @@ extension BinaryObjectScanner {
 
     /// Copies the worker's notes on every object it reached and this scanner did not, with a
     /// state that makes this scanner's next reference a later visit; throws when both reached a
-    /// container (other than the open path to the split container, which both hold open).
-    private mutating func takeNotes(of worker: borrowing BinaryObjectScanner) throws(PlistError) {
+    /// container (other than the open path to the split container, which both hold open). The
+    /// worker's key texts are moved over whole, not copied one by one (a retain each).
+    private mutating func takeNotes(of worker: inout BinaryObjectScanner) throws(PlistError) {
         guard worker.repeatedKeys.isEmpty else { throw Self.splitWalkUnjoinable }
         let theirStates = worker.objectStates
-        recorder.reserveKeys(worker.recorder.textCount)
+        let textsMoved = recorder.takeKeyTexts(of: &worker.recorder)
         let theirNotes = worker.recorder.encodingStorage
         for index in 0..<trailer.objectCount {
             let theirs = theirStates[index]
@@ -62,7 +63,7 @@ extension BinaryObjectScanner {
             } else if theirs != .open && Self.isContainer(note) {
                 throw Self.splitWalkUnjoinable
             }
-            if !recorder.isKey(index), let text = worker.recorder.keyText(index) { recorder.noteKey(index, text: text) }
+            if !recorder.isKey(index), worker.recorder.isKey(index) { recorder.adoptKey(index, from: worker.recorder, movedTo: textsMoved) }
         }
         int128HighWords.merge(worker.int128HighWords) { mine, _ in mine }
         reachableTwins.merge(worker.reachableTwins)
@@ -109,16 +110,5 @@ extension BinaryObjectScanner {
             values.append(piece(segment, split..<segment.walk.upperBound))
         }
         recorder.replaceWalk(from: ownWalk.lowerBound, with: keys + values)
-    }
-
-    /// Notes the texts of the split dictionary `container`'s keys, `keys` in entry order, that
-    /// are not noted yet: the parts decode them as a large dictionary's, which are noted as the
-    /// dictionary completes.
-    mutating func noteKeys(_ keys: [String], of container: Frame) {
-        recorder.reserveKeys(container.count)
-        for i in 0..<container.count {
-            let object = key(i, of: container)
-            if !recorder.isKey(object) { recorder.noteKey(object, text: keys[i]) }
-        }
     }
 }
