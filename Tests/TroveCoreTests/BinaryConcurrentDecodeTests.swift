@@ -140,6 +140,12 @@ private func generatedValue(_ shape: String) -> PlistValue {
             .dictionary(["id": .integer(PlistInteger(i)), "tags": .array([.string("t\(i % 7)"), .bool(i % 2 == 0)]), "name": .string("n\(i)")])
         }
         return .dictionary(["version": .integer(3), "records": .array(records), "title": .string("nested")])
+    case "large dictionaries":
+        // More large dictionaries than either thread keeps key segments for, each with keys
+        // of its own, half of them shared with the next one.
+        return .array((0..<20).map { j in
+            .dictionary(PlistDictionary((0..<4200).map { i in ("d\(i < 2100 ? j / 2 : j) k\(i)", .integer(PlistInteger(i % 5))) }))
+        })
     default:
         return .array((0..<40).map { j in .dictionary(PlistDictionary((0..<60).map { ("k\($0)", .integer(PlistInteger($0 * j))) })) })
     }
@@ -453,7 +459,7 @@ struct BinaryConcurrentLayoutTests {
     }
 
     @Test("generated documents split, join and write back byte for byte", arguments: [
-        "dictionary", "array", "nested", "wide dictionaries",
+        "dictionary", "array", "nested", "wide dictionaries", "large dictionaries",
     ], schedules)
     func generated(_ shape: String, _ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
         let value = generatedValue(shape)

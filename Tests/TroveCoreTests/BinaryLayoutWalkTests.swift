@@ -153,4 +153,34 @@ struct BinaryLayoutWalkTests {
         #expect(keyed.count == 5000)
         #expect(try BinaryPlistWriter().write(read, layout: layout) == file)
     }
+
+    @Test("large dictionaries' key texts, kept whole or one by one, match keys after an edit")
+    func largeDictionariesEdited() throws {
+        // Twenty dictionaries too large to keep their key objects: the first ones' keys are
+        // kept as segments, the later ones' one by one.
+        let value = PlistValue.array((0..<20).map { j in
+            .dictionary(PlistDictionary((0..<4200).map { i in ("d\(j) k\(i)", .integer(PlistInteger(i % 9))) }))
+        })
+        let file = try BinaryPlistWriter().write(value)
+        let (read, layout) = try readBinary(file)
+        let notes = try #require(layout)
+        let keyed = (0..<notes.objectCount).compactMap { notes.keyTexts[UInt32($0)] }
+        #expect(keyed.count == 20 * 4200)
+        #expect(Set(keyed).count == 20 * 4200)
+        #expect(try BinaryPlistWriter().write(read, layout: layout) == file)
+        // Each dictionary loses its first key and gains one: the other entries are matched to
+        // their notes by text, and keep their objects.
+        guard case .array(var dictionaries) = read else { Issue.record("not an array"); return }
+        for j in dictionaries.indices {
+            guard case .dictionary(var d) = dictionaries[j] else { continue }
+            d["d\(j) k0"] = nil
+            d["new \(j)"] = .integer(1)
+            dictionaries[j] = .dictionary(d)
+        }
+        let edited = PlistValue.array(dictionaries)
+        let rewritten = try BinaryPlistWriter().write(edited, layout: layout)
+        #expect(try readBinary(rewritten).0 == edited)
+        // Matched entries keep their objects: the rewrite is about as long as the file.
+        #expect(abs(rewritten.count - file.count) < file.count / 100)
+    }
 }

@@ -343,6 +343,7 @@ extension BinaryObjectScanner {
         if container.isDictionary {
             let entries = values.popArray(from: mine.base)
             values.dropLast(split)
+            if keepsLayout { noteKeyTexts(keys, of: container) }
             if let table, !repeats, !Self.insertChecking(split..<container.count, of: keys, hashes: hashes, into: table) {
                 value = .dictionary(PlistDictionary(keys: keys, values: entries, index: table))
             } else {
@@ -429,7 +430,6 @@ extension BinaryObjectScanner {
     mutating func decodeKeys(of half: inout Frame, values: inout PlistValueStack) throws(PlistError) {
         guard half.isDictionary else { return }
         values.reserve(2 * (half.end - half.next))
-        if keepsLayout { recorder.reserveKeys(half.end - half.next) }
         for i in half.next..<half.end {
             let keyBytes = try decodeUnkeptKey(referencedAt: half.refs + i * trailer.objectRefSize, onto: &values)
             half.expanded.bytes = half.expanded.bytes.saturatingAdd(keyBytes)

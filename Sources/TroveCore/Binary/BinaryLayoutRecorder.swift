@@ -13,8 +13,9 @@
 ///
 /// Invariants: `walkCount <= walkCapacity`, the capacity of both walk columns; their first
 /// `walkCount` entries are written; `keyIndex[k]` is 0 when object `k` was never noted as a key,
-/// else one more than the position of its text among the first `textCount` (initialized)
-/// entries of `texts`.
+/// else it names the text as ``BinaryLayout/KeyTexts`` describes: one more than its position
+/// among the first `textCount` (initialized) entries of `texts`, or its segment and position in
+/// `segments`.
 struct BinaryLayoutRecorder: ~Copyable {
     let objectCount: Int
     /// The arrays the layout keeps, and pointers to their storage for the writes: nothing else
@@ -27,6 +28,11 @@ struct BinaryLayoutRecorder: ~Copyable {
     private var texts: UnsafeMutablePointer<String>
     private(set) var textCount = 0
     private var textCapacity: Int
+    /// Large dictionaries' key arrays, kept whole (see ``addSegment(_:)``).
+    private var segments: [[String]] = []
+    /// How many segments this recorder makes of its own: half the index's room, so that a
+    /// split read's calling thread can take over its worker's as well.
+    private var segmentLimit = BinaryLayout.KeyTexts.maxSegments / 2
     /// The walk's two columns, and pointers to their entries.
     private var objectColumn: WalkColumn
     private var extentColumn: WalkColumn
@@ -92,8 +98,16 @@ struct BinaryLayoutRecorder: ~Copyable {
             precondition(Int(walkObjects[position]) < objectCount, "walk step \(position) names no object")
             precondition(walkExtents[position] >= 1 && position + Int(walkExtents[position]) <= walkCount, "walk step \(position) overruns the walk")
         }
-        for object in 0..<objectCount {
-            precondition(Int(keyIndex[object]) <= textCount, "object \(object)'s key text is past the texts")
+        for object in 0..<objectCount where keyIndex[object] != 0 {
+            let entry = keyIndex[object]
+            let segment = Int(entry >> BinaryLayout.KeyTexts.segmentShift)
+            if segment == 0 {
+                precondition(Int(entry) <= textCount, "object \(object)'s key text is past the texts")
+            } else {
+                precondition(
+                    segment <= segments.count && Int(entry & BinaryLayout.KeyTexts.positionMask) < segments[segment - 1].count,
+                    "object \(object)'s key text is past the segments")
+            }
         }
         #endif
     }
@@ -113,14 +127,37 @@ struct BinaryLayoutRecorder: ~Copyable {
     func isKey(_ index: Int) -> Bool { keyIndex[index] != 0 }
 
     /// Notes that object `index` (below `objectCount`), not yet noted as a key (see
-    /// ``isKey(_:)``), was used as one with `text`.
+    /// ``isKey(_:)``), was used as one with `text`. Past 2²⁸ − 1 texts, which no file within the
+    /// size limits reaches, further keys are not noted: their dictionaries' entries then follow
+    /// their notes by position only.
     @inline(__always)
     mutating func noteKey(_ index: Int, text: String) {
         assert(!isKey(index), "a key noted twice")
+        guard textCount < Int(BinaryLayout.KeyTexts.positionMask) else { return }
         if textCount == textCapacity { growTexts() }
         (texts + textCount).initialize(to: text)
         textCount &+= 1
         keyIndex[index] = UInt32(truncatingIfNeeded: textCount)
+    }
+
+    /// Keeps `keys`, a large dictionary's keys in entry order, as a segment, and returns the
+    /// index bits that name it, for ``noteKey(_:inSegment:at:)``; nil when the keys are too few
+    /// to be worth a segment or too many for an index entry, or no segment is left: the caller
+    /// then notes them one by one.
+    mutating func addSegment(_ keys: [String]) -> UInt32? {
+        guard keys.count >= BinaryLayout.KeyTexts.smallestSegment, keys.count <= Int(BinaryLayout.KeyTexts.positionMask) + 1,
+              segments.count < segmentLimit
+        else { return nil }
+        segments.append(keys)
+        return UInt32(segments.count) << BinaryLayout.KeyTexts.segmentShift
+    }
+
+    /// Notes that object `index` (below `objectCount`), not yet noted as a key, was used as one
+    /// with the text at `position` of the segment ``addSegment(_:)`` named `segment`.
+    @inline(__always)
+    func noteKey(_ index: Int, inSegment segment: UInt32, at position: Int) {
+        assert(!isKey(index), "a key noted twice")
+        keyIndex[index] = segment | UInt32(truncatingIfNeeded: position)
     }
 
     /// Makes room for `additional` more key texts at once, for a caller about to note the keys
@@ -131,13 +168,29 @@ struct BinaryLayoutRecorder: ~Copyable {
         (texts, textCapacity) = texts.movedToLarger(count: textCount, capacity: textCapacity, toHold: wanted)
     }
 
-    /// Moves every key text of `other`, a recorder of the same file, behind this one's, and
-    /// returns where the first of them landed, for ``adoptKey(_:from:movedTo:)``. `other` keeps
-    /// its notes of which objects were keys but no texts; a text of an object both noted stays
-    /// among the texts, named by no object.
-    mutating func takeKeyTexts(of other: inout BinaryLayoutRecorder) -> Int {
+    /// Where ``takeKeyTexts(of:)`` put another recorder's key texts: its first text and its
+    /// first segment.
+    struct MovedKeyTexts {
+        var textStart: Int
+        var segmentStart: Int
+    }
+
+    /// Moves every key text and segment of `other`, a recorder of the same file, behind this
+    /// one's, and returns where they landed, for ``adoptKey(_:from:movedTo:)``. `other` keeps its
+    /// notes of which objects were keys but no texts; a text of an object both noted stays
+    /// among the texts, named by no object. Called once, as a split read's calling thread joins
+    /// its worker.
+    mutating func takeKeyTexts(of other: inout BinaryLayoutRecorder) -> MovedKeyTexts {
         precondition(objectCount == other.objectCount, "key texts of another file")
-        let start = textCount
+        precondition(segments.count + other.segments.count <= BinaryLayout.KeyTexts.maxSegments, "more key segments than an index names")
+        let moved = MovedKeyTexts(textStart: textCount, segmentStart: segments.count)
+        segments += other.segments
+        other.segments = []
+        segmentLimit = BinaryLayout.KeyTexts.maxSegments
+        guard textCount + other.textCount < Int(BinaryLayout.KeyTexts.positionMask) else {
+            // Past what an index entry can name (see `noteKey(_:text:)`): the loose texts stay.
+            return moved
+        }
         reserveKeys(other.textCount)
         if textCount + other.textCount > textCapacity {
             // More texts than objects: `reserveKeys` stops at the object count.
@@ -146,15 +199,21 @@ struct BinaryLayoutRecorder: ~Copyable {
         (texts + textCount).moveInitialize(from: other.texts, count: other.textCount)
         textCount += other.textCount
         other.textCount = 0
-        return start
+        return moved
     }
 
     /// Notes that object `index`, not noted as a key here, was one with the text `other` noted
-    /// for it, which ``takeKeyTexts(of:)`` moved here to `start` on.
+    /// for it, which ``takeKeyTexts(of:)`` moved here as `moved` says.
     @inline(__always)
-    func adoptKey(_ index: Int, from other: borrowing BinaryLayoutRecorder, movedTo start: Int) {
+    func adoptKey(_ index: Int, from other: borrowing BinaryLayoutRecorder, movedTo moved: MovedKeyTexts) {
         assert(!isKey(index) && other.isKey(index), "adopting a key text this recorder has, or the other lacks")
-        keyIndex[index] = other.keyIndex[index] &+ UInt32(truncatingIfNeeded: start)
+        let entry = other.keyIndex[index]
+        if entry >> BinaryLayout.KeyTexts.segmentShift != 0 {
+            keyIndex[index] = entry &+ UInt32(truncatingIfNeeded: moved.segmentStart) << BinaryLayout.KeyTexts.segmentShift
+        } else if other.textCount == 0 {
+            // The loose texts were moved, unless there were more than an entry can name.
+            keyIndex[index] = entry &+ UInt32(truncatingIfNeeded: moved.textStart)
+        }
     }
 
     @inline(never)
@@ -198,13 +257,6 @@ struct BinaryLayoutRecorder: ~Copyable {
         (walkObjects, walkExtents, walkCapacity, walkCount) = (objects.entries, extents.entries, capacity, end)
         objectColumn = objects
         extentColumn = extents
-    }
-
-    /// The text of `index` (below `objectCount`) as a key, or nil when it was never noted as one.
-    @inline(__always)
-    func keyText(_ index: Int) -> String? {
-        let position = keyIndex[index]
-        return position == 0 ? nil : texts[Int(position) - 1]
     }
 
     /// A stretch of some recorder's walk, for ``replaceWalk(from:with:)``.
@@ -301,7 +353,7 @@ struct BinaryLayoutRecorder: ~Copyable {
         }
         textCount = 0
         return (encodingArray, objectColumn.takeEntries(count: walkCount), extentColumn.takeEntries(count: walkCount),
-                BinaryLayout.KeyTexts(index: keyIndexArray, texts: keyTexts))
+                BinaryLayout.KeyTexts(index: keyIndexArray, texts: keyTexts, segments: segments))
     }
 }
 

@@ -47,9 +47,7 @@ extension BinaryObjectPlanner {
     /// the same two words and is decided without reading its text.
     @inline(__always)
     func keyMatches(_ object: UInt32, _ key: UnsafePointer<String>) -> Bool {
-        let index = keyTextIndex[Int(object)]
-        guard index != 0 else { return false }
-        let noted = keyTextStrings + Int(index &- 1)
+        guard let noted = keyTextStorage.text(of: Int(object)) else { return false }
         if UnsafeRawPointer(noted).load(as: StringRepresentation.self) == UnsafeRawPointer(key).load(as: StringRepresentation.self) {
             return true
         }

@@ -152,8 +152,7 @@ struct BinaryObjectPlanner: ~Copyable {
     let walk: UnsafePointer<UInt32>
     let extents: UnsafePointer<UInt32>
     let encodings: UnsafePointer<BinaryLayout.EncodingNote>
-    let keyTextIndex: UnsafePointer<UInt32>
-    let keyTextStrings: UnsafePointer<String>
+    let keyTextStorage: BinaryLayout.KeyTexts.Storage
     let keyTexts: BinaryLayout.KeyTexts
     let repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys]
     /// Walk position of each noted object's first visit, made the first time a node needs the
@@ -188,7 +187,7 @@ struct BinaryObjectPlanner: ~Copyable {
         walk = Self.storage(of: layout?.walkObjects)
         extents = Self.storage(of: layout?.walkExtents)
         encodings = Self.storage(of: layout?.encodings)
-        (keyTextIndex, keyTextStrings) = keyTexts.storage
+        keyTextStorage = keyTexts.storage
     }
 
     /// The first step of a walk column that `layout` keeps alive for as long as the planner

@@ -11,13 +11,14 @@ extension BinaryObjectScanner {
     /// Moves the keys of the dictionary `frame` describes, whose key objects are not kept, from
     /// below its values on the value stack into `keys`, leaving their places empty for the
     /// caller to drop once the values are taken; returns whether the key classes prove the keys
-    /// distinct. (A lossless read noted their texts as it decoded them.)
+    /// distinct. A lossless read notes their texts (see ``noteKeyTexts(_:of:)``).
     @inline(never)
     mutating func stackedKeys(
         of frame: Frame, values: inout PlistValueStack, into keys: inout [String], keyClasses: inout BinaryKeyClasses
     ) -> Bool {
         let keyBase = frame.base - frame.count
         Self.takeKeys(frame.count, at: keyBase, of: &values, into: &keys)
+        if keepsLayout { noteKeyTexts(keys, of: frame) }
         guard keyClasses.classifies(count: frame.count, firstKey: frame.count > 0 ? key(0, of: frame) : 0) else {
             for i in 0..<frame.count { keyClasses.markUsedUnclassified(key(i, of: frame)) }
             return false
@@ -25,6 +26,24 @@ extension BinaryObjectScanner {
         keyClasses.beginDictionary(count: frame.count)
         for i in 0..<frame.count where !keyClasses.admit(key(i, of: frame), text: keys[i]) { return false }
         return true
+    }
+
+    /// Notes the texts of the keys of the dictionary `frame` describes, `keys` in entry order,
+    /// that are not noted yet: as one segment, the array itself, which the dictionary keeps too
+    /// (see ``BinaryLayout/KeyTexts``), or one by one when the recorder takes no segment.
+    mutating func noteKeyTexts(_ keys: [String], of frame: Frame) {
+        if let segment = recorder.addSegment(keys) {
+            for i in 0..<frame.count {
+                let object = key(i, of: frame)
+                if !recorder.isKey(object) { recorder.noteKey(object, inSegment: segment, at: i) }
+            }
+            return
+        }
+        recorder.reserveKeys(frame.count)
+        for i in 0..<frame.count {
+            let object = key(i, of: frame)
+            if !recorder.isKey(object) { recorder.noteKey(object, text: keys[i]) }
+        }
     }
 
     /// The object number of the `i`th key of the dictionary `frame` describes.
@@ -96,8 +115,7 @@ extension BinaryObjectScanner {
     /// ``BinaryKeyClasses/largestAlwaysClassified`` entries, and pushes its text
     /// on `values`, below the dictionary's values. The key object is kept from its second use on,
     /// as a value string is: the keys of a dictionary of thousands are mostly its own, used once,
-    /// and keeping each cost a retain, a release and a slot. A lossless read notes the key's
-    /// text here, on the thread that decodes it (each part of a split dictionary notes its own).
+    /// and keeping each cost a retain, a release and a slot.
     @inline(never)
     mutating func decodeUnkeptKey(referencedAt position: Int, onto values: inout PlistValueStack) throws(PlistError) -> Int {
         let key = try lookup.reference(at: position)
@@ -106,7 +124,6 @@ extension BinaryObjectScanner {
         if state == .cached {
             guard objects.isCachedString(key) else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
             values.push(objects.value(key))
-            if keepsLayout && !recorder.isKey(key) { noteCachedKey(key) }
             return objects.size(key).bytes
         }
         let keyStart = try lookup.offset(ofObject: key)
@@ -121,7 +138,6 @@ extension BinaryObjectScanner {
             objects.setState(key, .decodedOnce)
         }
         guard case .string(let text) = decoded else { throw BinaryObjectArea.notAStringKey(key, referencedAt: position) }
-        if keepsLayout && !recorder.isKey(key) { recorder.noteKey(key, text: text) }
         values.push(decoded)
         return text.utf8.count
     }

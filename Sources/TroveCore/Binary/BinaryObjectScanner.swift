@@ -278,7 +278,6 @@ struct BinaryObjectScanner: ~Copyable {
                 }
             } else {
                 values.reserve(2 * count)
-                if keepsLayout { recorder.reserveKeys(count) }
                 for i in 0..<count {
                     let keyBytes = try decodeUnkeptKey(referencedAt: refs + i * trailer.objectRefSize, onto: &values)
                     frame.expanded.bytes = frame.expanded.bytes.saturatingAdd(keyBytes)
