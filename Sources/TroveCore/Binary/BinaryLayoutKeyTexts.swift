@@ -29,6 +29,14 @@ extension BinaryLayout {
 
         init(objectCount: Int) { index = Array(repeating: 0, count: objectCount) }
 
+        /// Where a non-zero index entry puts its text: segment 0 for the loose texts, else the
+        /// segment's number; and the position there.
+        @inline(__always)
+        static func location(of entry: UInt32) -> (segment: Int, position: Int) {
+            let segment = Int(entry >> segmentShift)
+            return (segment, segment == 0 ? Int(entry &- 1) : Int(entry & positionMask))
+        }
+
         /// Texts with their index as the type's invariant describes it.
         init(index: [UInt32], texts: [String], segments: [[String]]) {
             self.index = index
@@ -42,9 +50,8 @@ extension BinaryLayout {
         subscript(object: UInt32) -> String? {
             let entry = index[Int(object)]
             guard entry != 0 else { return nil }
-            let segment = Int(entry >> Self.segmentShift)
-            if segment == 0 { return texts[Int(entry) - 1] }
-            return segments[segment - 1][Int(entry & Self.positionMask)]
+            let (segment, position) = Self.location(of: entry)
+            return segment == 0 ? texts[position] : segments[segment - 1][position]
         }
 
         /// Pointers to the index and the texts, for a reader that keeps this value (and so
@@ -62,7 +69,9 @@ extension BinaryLayout {
             /// The first text of each segment.
             let segments: [UnsafePointer<String>]
 
-            /// Where the text of `object` lies, or nil when it was never a key.
+            /// Where the text of `object` lies, or nil when it was never a key. The writer asks for
+            /// every key it matches: the loose case is decoded on its own branch, which
+            /// ``location(of:)`` would make two instructions longer.
             @inline(__always)
             func text(of object: Int) -> UnsafePointer<String>? {
                 let entry = index[object]
@@ -73,18 +82,23 @@ extension BinaryLayout {
             }
         }
 
+        /// Whether the non-zero index entry `entry` names a text among `textCount` loose texts and
+        /// segments of `segmentCounts` texts: the invariant's check of one entry, which the
+        /// recorder makes too.
+        static func names(_ entry: UInt32, textCount: Int, segmentCounts: [Int]) -> Bool {
+            let (segment, position) = location(of: entry)
+            if segment == 0 { return position < textCount }
+            return segment <= segmentCounts.count && position < segmentCounts[segment - 1]
+        }
+
         /// Checks the invariant above (debug builds only).
         func _checkInvariants() {
             #if DEBUG
             precondition(segments.count <= Self.maxSegments, "\(segments.count) key segments")
             for (object, entry) in index.enumerated() where entry != 0 {
-                let segment = Int(entry >> Self.segmentShift)
-                if segment == 0 {
-                    precondition(Int(entry) <= texts.count, "object \(object)'s key text is past the texts")
-                } else {
-                    precondition(segment <= segments.count, "object \(object)'s key text is in segment \(segment) of \(segments.count)")
-                    precondition(Int(entry & Self.positionMask) < segments[segment - 1].count, "object \(object)'s key text is past its segment")
-                }
+                precondition(
+                    Self.names(entry, textCount: texts.count, segmentCounts: segments.map(\.count)),
+                    "object \(object)'s key text is past the texts or its segment")
             }
             #endif
         }

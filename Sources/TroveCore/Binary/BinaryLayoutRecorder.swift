@@ -98,16 +98,11 @@ struct BinaryLayoutRecorder: ~Copyable {
             precondition(Int(walkObjects[position]) < objectCount, "walk step \(position) names no object")
             precondition(walkExtents[position] >= 1 && position + Int(walkExtents[position]) <= walkCount, "walk step \(position) overruns the walk")
         }
+        let segmentCounts = segments.map(\.count)
         for object in 0..<objectCount where keyIndex[object] != 0 {
-            let entry = keyIndex[object]
-            let segment = Int(entry >> BinaryLayout.KeyTexts.segmentShift)
-            if segment == 0 {
-                precondition(Int(entry) <= textCount, "object \(object)'s key text is past the texts")
-            } else {
-                precondition(
-                    segment <= segments.count && Int(entry & BinaryLayout.KeyTexts.positionMask) < segments[segment - 1].count,
-                    "object \(object)'s key text is past the segments")
-            }
+            precondition(
+                BinaryLayout.KeyTexts.names(keyIndex[object], textCount: textCount, segmentCounts: segmentCounts),
+                "object \(object)'s key text is past the texts or its segment")
         }
         #endif
     }
@@ -168,10 +163,10 @@ struct BinaryLayoutRecorder: ~Copyable {
         (texts, textCapacity) = texts.movedToLarger(count: textCount, capacity: textCapacity, toHold: wanted)
     }
 
-    /// Where ``takeKeyTexts(of:)`` put another recorder's key texts: its first text and its
-    /// first segment.
+    /// Where ``takeKeyTexts(of:)`` put another recorder's key texts: its first text (nil when
+    /// the loose texts stayed behind, more than an index entry can name) and its first segment.
     struct MovedKeyTexts {
-        var textStart: Int
+        var textStart: Int?
         var segmentStart: Int
     }
 
@@ -183,14 +178,15 @@ struct BinaryLayoutRecorder: ~Copyable {
     mutating func takeKeyTexts(of other: inout BinaryLayoutRecorder) -> MovedKeyTexts {
         precondition(objectCount == other.objectCount, "key texts of another file")
         precondition(segments.count + other.segments.count <= BinaryLayout.KeyTexts.maxSegments, "more key segments than an index names")
-        let moved = MovedKeyTexts(textStart: textCount, segmentStart: segments.count)
+        let segmentStart = segments.count
         segments += other.segments
         other.segments = []
         segmentLimit = BinaryLayout.KeyTexts.maxSegments
         guard textCount + other.textCount < Int(BinaryLayout.KeyTexts.positionMask) else {
             // Past what an index entry can name (see `noteKey(_:text:)`): the loose texts stay.
-            return moved
+            return MovedKeyTexts(textStart: nil, segmentStart: segmentStart)
         }
+        let moved = MovedKeyTexts(textStart: textCount, segmentStart: segmentStart)
         reserveKeys(other.textCount)
         if textCount + other.textCount > textCapacity {
             // More texts than objects: `reserveKeys` stops at the object count.
@@ -210,9 +206,8 @@ struct BinaryLayoutRecorder: ~Copyable {
         let entry = other.keyIndex[index]
         if entry >> BinaryLayout.KeyTexts.segmentShift != 0 {
             keyIndex[index] = entry &+ UInt32(truncatingIfNeeded: moved.segmentStart) << BinaryLayout.KeyTexts.segmentShift
-        } else if other.textCount == 0 {
-            // The loose texts were moved, unless there were more than an entry can name.
-            keyIndex[index] = entry &+ UInt32(truncatingIfNeeded: moved.textStart)
+        } else if let textStart = moved.textStart {
+            keyIndex[index] = entry &+ UInt32(truncatingIfNeeded: textStart)
         }
     }
 
