@@ -417,6 +417,7 @@ private func layoutDifference(_ a: BinaryLayout, _ b: BinaryLayout) -> String? {
     if a.encodings != b.encodings { return "encodings differ" }
     if a.walkObjects != b.walkObjects { return "walks differ (\(a.walkObjects.count) and \(b.walkObjects.count) steps)" }
     if a.walkExtents != b.walkExtents { return "walk extents differ" }
+    if a.keptOrphans != b.keptOrphans { return "kept orphans differ (\(a.keptOrphans.count) and \(b.keptOrphans.count))" }
     if a.copies != b.copies { return "orphan copies differ (\(a.copies.count) and \(b.copies.count))" }
     if a.unmatchedOrphanCount != b.unmatchedOrphanCount { return "unmatched orphans differ" }
     if a.int128HighWords != b.int128HighWords { return "16-byte integers' high words differ" }
@@ -528,7 +529,7 @@ struct BinaryConcurrentLayoutTests {
         #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
     }
 
-    @Test("orphan copies and 16-byte integers in the worker's part", arguments: schedules)
+    @Test("orphaned booleans and 16-byte integers in the worker's part", arguments: schedules)
     func orphansAndWideIntegers(_ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
         let bytes = file { b in
             let flag = b.add([0x09])
@@ -545,12 +546,12 @@ struct BinaryConcurrentLayoutTests {
             return array(children)
         }
         let read = try TwoLosslessReads(bytes, schedule: schedule).joinedRead()
-        #expect(read.layout?.copies.count == 6)
+        #expect(read.layout?.keptOrphans.map(\.marker) == [UInt8](repeating: 0x09, count: 6))
         #expect(read.layout?.int128HighWords.count == 6)
         #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
     }
 
-    @Test("orphans whose only reachable twins are in one part pair as on one thread", arguments: schedules)
+    @Test("orphans whose only reachable twins are in one part are kept or paired as on one thread", arguments: schedules)
     func twinsInOnePart(_ schedule: BinaryConcurrentDecode.SplitSchedule) throws {
         let bytes = file { b in
             let children = records(300, &b) { i, b in
@@ -558,11 +559,12 @@ struct BinaryConcurrentLayoutTests {
                 let index = b.add([])
                 // An orphan before its twins, which the array names higher one first; a UID of
                 // the same value in another width; a one-byte object (the last record's null,
-                // which only it holds), each with an orphan copy.
+                // which only it holds), each with an orphan copy. The four-byte UIDs are paired,
+                // the others kept.
                 let value = UInt8(i / 40)
-                _ = b.add([0x80, value])
-                let low = b.add([0x80, value])
-                let high = b.add([0x80, value])
+                _ = b.add([0x83, 0, 0, 0, value])
+                let low = b.add([0x83, 0, 0, 0, value])
+                let high = b.add([0x83, 0, 0, 0, value])
                 let wide = b.add([0x81, 0, value])
                 _ = b.add([0x81, 0, value])
                 let oneByte: [UInt8] = i == 279 ? [0x00] : [0x08]
@@ -574,10 +576,12 @@ struct BinaryConcurrentLayoutTests {
             return array(children)
         }
         let read = try TwoLosslessReads(bytes, schedule: schedule).joinedRead()
-        let expected = try #require(slowOrphanCopies(bytes))
-        #expect(read.layout?.copies.map { [Int($0.object), Int($0.original)] } == expected.copies)
-        #expect(read.layout?.unmatchedOrphanCount == expected.unmatched)
-        #expect(expected.copies.count == 21 && expected.unmatched == 0)
+        let expected = try #require(slowOrphans(bytes))
+        let layout = try #require(read.layout)
+        #expect(layout.copies.map { [Int($0.object), Int($0.original)] } == expected.copies)
+        #expect(keptOrphanRows(layout) == expected.kept)
+        #expect(layout.unmatchedOrphanCount == expected.unmatched)
+        #expect(expected.copies.count == 7 && expected.kept.count == 14 && expected.unmatched == 0)
         #expect(try BinaryPlistWriter().write(read.value, layout: read.layout) == bytes)
     }
 

@@ -73,7 +73,7 @@ struct BinaryLayoutWalkTests {
         #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
     }
 
-    @Test("unreferenced copies of UIDs, booleans and a container pair with their first reachable twin")
+    @Test("unreferenced booleans and short UIDs are kept; copies of a container and a longer UID pair with their first reachable twin")
     func orphanCopiesOfEveryLength() throws {
         var builder = BinaryPlistBuilder()
         builder.add([0xA4, 1, 2, 3, 4])  // 0: top
@@ -81,26 +81,28 @@ struct BinaryLayoutWalkTests {
         builder.add([0x09])  // 2: true
         builder.add([0xAA, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2])  // 3: an eleven-byte container
         builder.add([0x83, 0x00, 0x01, 0x00, 0x02])  // 4: a four-byte UID
-        builder.add([0x80, 0x07])  // 5: orphan copy of 1
-        builder.add([0x09])  // 6: orphan copy of 2
+        builder.add([0x80, 0x07])  // 5: orphan, kept
+        builder.add([0x09])  // 6: orphan, kept
         builder.add([0xAA, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2])  // 7: orphan copy of 3
         builder.add([0x83, 0x00, 0x01, 0x00, 0x02])  // 8: orphan copy of 4
-        builder.add([0x80, 0x08])  // 9: orphan that copies nothing
+        builder.add([0x80, 0x08])  // 9: orphan, kept though nothing reachable holds it
+        builder.add([0x83, 0x00, 0x01, 0x00, 0x03])  // 10: orphan that copies nothing
         let (_, layout) = try readBinary(builder.build())
         let notes = try #require(layout)
         let pairs = notes.copies.map { [Int($0.object), Int($0.original)] }
-        #expect(pairs == [[5, 1], [6, 2], [7, 3], [8, 4]])
+        #expect(pairs == [[7, 3], [8, 4]])
+        #expect(keptOrphanRows(notes) == [[5, 0x80, 0x07], [6, 0x09], [9, 0x80, 0x08]])
         #expect(notes.unmatchedOrphanCount == 1)
     }
 
     /// Orphans before and after their originals, between shared and repeated reachable objects:
-    /// copies of booleans, UIDs of one, seven and eight bytes, a string and a container;
-    /// `eleventh` is object 11, an orphan.
+    /// booleans and one-byte UIDs (kept), copies of UIDs of seven and eight bytes, a string and a
+    /// container; `eleventh` is object 11, an orphan.
     private static func interleavedFile(eleventh: [UInt8]) -> [UInt8] {
         var builder = BinaryPlistBuilder()
         builder.add([0xA8, 3, 5, 3, 7, 8, 9, 14, 16])  // 0: top
-        builder.add([0x09])  // 1: orphan copy of 7
-        builder.add([0x80, 0x05])  // 2: orphan copy of 8
+        builder.add([0x09])  // 1: orphan, kept
+        builder.add([0x80, 0x05])  // 2: orphan, kept
         builder.add([0xA2, 7, 8])  // 3: shared array
         builder.add([0xA2, 7, 8])  // 4: orphan copy of 3
         builder.add([0xD1, 6, 7])  // 5: {"k": true}
@@ -108,10 +110,10 @@ struct BinaryLayoutWalkTests {
         builder.add([0x09])  // 7: true
         builder.add([0x80, 0x05])  // 8: UID 5
         builder.add([0x80, 0x05])  // 9: a reachable twin of 8, later than it
-        builder.add([0x80, 0x05])  // 10: orphan copy of 8
+        builder.add([0x80, 0x05])  // 10: orphan, kept
         builder.add(eleventh)  // 11
         builder.add([0x51, 0x6B])  // 12: orphan copy of 6
-        builder.add([0x09])  // 13: orphan copy of 7
+        builder.add([0x09])  // 13: orphan, kept
         builder.add([0x87, 0, 0, 0, 0, 0, 0, 0, 9])  // 14: a nine-byte UID
         builder.add([0x87, 0, 0, 0, 0, 0, 0, 0, 9])  // 15: orphan copy of 14
         builder.add([0x86, 0, 0, 0, 0, 0, 0, 7])  // 16: an eight-byte UID
@@ -121,18 +123,21 @@ struct BinaryLayoutWalkTests {
 
     @Test("orphans before, between and after shared objects pair with the first reachable twin")
     func interleavedOrphans() throws {
-        let expected = [[1, 7], [2, 8], [4, 3], [10, 8], [12, 6], [13, 7], [15, 14], [17, 16]]
-        let unmatchedFile = Self.interleavedFile(eleventh: [0x08])
+        let expected = [[4, 3], [12, 6], [15, 14], [17, 16]]
+        let kept = [[1, 0x09], [2, 0x80, 0x05], [10, 0x80, 0x05], [13, 0x09]]
+        let unmatchedFile = Self.interleavedFile(eleventh: [0x51, 0x6C])
         let unmatched = try #require(try readBinary(unmatchedFile).layout)
         #expect(unmatched.copies.map { [Int($0.object), Int($0.original)] } == expected)
+        #expect(keptOrphanRows(unmatched) == kept)
         #expect(unmatched.unmatchedOrphanCount == 1)
 
-        let file = Self.interleavedFile(eleventh: [0x09])
+        let file = Self.interleavedFile(eleventh: [0x51, 0x6B])
         let (value, layout) = try readBinary(file)
         let notes = try #require(layout)
         var withEleventh = expected
-        withEleventh.insert([11, 7], at: 4)
+        withEleventh.insert([11, 6], at: 1)
         #expect(notes.copies.map { [Int($0.object), Int($0.original)] } == withEleventh)
+        #expect(keptOrphanRows(notes) == kept)
         #expect(notes.reproducesSource)
         #expect(try BinaryPlistWriter().write(value, layout: layout) == file)
     }

@@ -108,12 +108,13 @@ func binaryBigEndian(_ value: UInt64, width: Int) -> [UInt8] {
     (0..<width).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * (width - 1 - $0))) }
 }
 
-/// The orphan copies of a binary plist worked out the slow way, to check the reader's pairing
-/// against: the objects the top object reaches through container references, and for each
-/// other object in ascending order the lowest-numbered reachable object of identical bytes;
-/// nil when the trailer does not read.
-func slowOrphanCopies(_ bytes: [UInt8]) -> (copies: [[Int]], unmatched: Int)? {
-    bytes.withUnsafeBytes { raw -> (copies: [[Int]], unmatched: Int)? in
+/// The orphans of a binary plist worked out the slow way, to check the reader's notes against:
+/// the objects the top object reaches through container references; then, for each other object
+/// in ascending order, its index and bytes when it is a boolean, null or UID of up to three
+/// bytes (kept), else its index and the lowest-numbered reachable object of identical bytes (a
+/// copy); nil when the trailer does not read.
+func slowOrphans(_ bytes: [UInt8]) -> (kept: [[Int]], copies: [[Int]], unmatched: Int)? {
+    bytes.withUnsafeBytes { raw -> (kept: [[Int]], copies: [[Int]], unmatched: Int)? in
         guard let trailer = try? BinaryTrailer(raw) else { return nil }
         let contents = BinaryOrphanCopies.ObjectContents(bytes: raw, trailer: trailer)
         let refSize = trailer.objectRefSize
@@ -141,15 +142,26 @@ func slowOrphanCopies(_ bytes: [UInt8]) -> (copies: [[Int]], unmatched: Int)? {
         for index in 0..<trailer.objectCount where reached[index] {
             if let content = contents.content(of: index), firsts[Array(content)] == nil { firsts[Array(content)] = index }
         }
+        var kept: [[Int]] = []
         var copies: [[Int]] = []
         var unmatched = 0
         for index in 0..<trailer.objectCount where !reached[index] {
-            if let content = contents.content(of: index), let original = firsts[Array(content)] {
+            if let content = contents.content(of: index),
+               content.count == 1 && content[0] < 0x10 || (0x80...0x82).contains(content[0]) {
+                kept.append([index] + content.map(Int.init))
+            } else if let content = contents.content(of: index), let original = firsts[Array(content)] {
                 copies.append([index, original])
             } else {
                 unmatched += 1
             }
         }
-        return (copies, unmatched)
+        return (kept, copies, unmatched)
+    }
+}
+
+/// The kept orphans of `layout` as ``slowOrphans(_:)`` lists them: each index, then its bytes.
+func keptOrphanRows(_ layout: BinaryLayout) -> [[Int]] {
+    layout.keptOrphans.map { orphan in
+        [Int(orphan.object)] + (0..<orphan.length).map { Int(UInt8(truncatingIfNeeded: orphan.bytes >> (8 * UInt32($0)))) }
     }
 }

@@ -1,9 +1,10 @@
 /// What a binary plist's reader learned about the file's object table, so that writing the
 /// (possibly edited) value back reproduces the file byte for byte where nothing changed.
 ///
-/// The notes describe the file's shape, never its bytes: which object index each reference named,
-/// how each object was encoded (integer width, string flavour, how a count was spelled), which
-/// objects were unreferenced copies of others, and the trailer's fields. The writer walks the
+/// The notes describe the file's shape, never its values' bytes: which object index each reference
+/// named, how each object was encoded (integer width, string flavour, how a count was spelled),
+/// the unreferenced objects (the few bytes of each boolean, null and short UID, or the reachable
+/// object another one copies), and the trailer's fields. The writer walks the
 /// value and these notes in lockstep; a note that no longer fits the value is ignored for that
 /// value only.
 ///
@@ -17,9 +18,11 @@
 ///   scalars and for repeat visits, so the children of the container at `p` occupy
 ///   `p+1 ..< p+walkExtents[p]`. Every index in `walkObjects` is below `objectCount`, and every
 ///   object in it was decoded (is reachable).
-/// * `copies` lists objects never referenced from the top object whose encoding equals that of
-///   a reachable object (`original`); CoreFoundation leaves such copies for repeated booleans and
-///   UIDs and for containers shared by identity. Orphans that copy nothing are not noted.
+/// * `keptOrphans` lists, in ascending order, the objects never referenced from the top object
+///   that are booleans, null or UIDs of up to three bytes, each with its bytes (``KeptOrphan``);
+///   CoreFoundation leaves such orphans for repeated booleans and UIDs.
+/// * `copies` lists, in ascending order, the other unreferenced objects whose encoding equals
+///   that of a reachable object (`original`). Orphans that are neither are not noted.
 /// * `repeatedKeys` holds, for each dictionary whose file entries repeat a key, the file's key
 ///   sequence and the hidden values; its keys are walk positions of first visits of dictionaries.
 /// * `keyTexts` holds the decoded text of every object used as a dictionary key.
@@ -76,6 +79,48 @@ public struct BinaryLayout: Sendable {
         var original: UInt32
     }
 
+    /// An unreferenced boolean, null or UID of up to three bytes, kept as its own bytes: at most
+    /// four, no more than a reference to an original would take, and nothing to look up.
+    struct KeptOrphan: Sendable, Hashable {
+        /// The orphan's index.
+        var object: UInt32
+        /// The object's bytes as a little-endian word, the marker in the low byte; zero past
+        /// ``length``.
+        var bytes: UInt32
+
+        /// The orphan `object` whose first eight bytes are `word` (loaded little-endian), when
+        /// it is a one-byte object (marker below 0x10) or a UID of one to three bytes whose
+        /// bytes lie within the `room` bytes from its start.
+        @inline(__always)
+        init?(object: Int, firstWord word: UInt64, room: Int) {
+            let marker = UInt8(truncatingIfNeeded: word)
+            let length = Self.length(marker: marker)
+            guard length != 0 && length <= room else { return nil }
+            self.object = UInt32(truncatingIfNeeded: object)
+            bytes = UInt32(truncatingIfNeeded: word) & UInt32(truncatingIfNeeded: (1 &<< UInt64(8 &* length)) &- 1)
+        }
+
+        /// The orphan `object` whose bytes are `content`, when it is one a word can keep.
+        init?(object: Int, content: UnsafeRawBufferPointer) {
+            guard let marker = content.first, Self.length(marker: marker) == content.count else { return nil }
+            var word: UInt64 = 0
+            for (i, byte) in content.enumerated() { word |= UInt64(byte) << (8 * i) }
+            self.init(object: object, firstWord: word, room: content.count)
+        }
+
+        /// The byte count of a kept object whose marker is `marker`; 0 for a marker of any other
+        /// object.
+        @inline(__always)
+        static func length(marker: UInt8) -> Int {
+            if marker < 0x10 { return 1 }
+            let width = Int(marker) &- 0x7F
+            return width >= 1 && width <= 3 ? 1 &+ width : 0
+        }
+
+        var marker: UInt8 { UInt8(truncatingIfNeeded: bytes) }
+        var length: Int { Self.length(marker: marker) }
+    }
+
     /// A dictionary whose file entries repeat a key. The value keeps each key once, at its first
     /// position with its first value (as CoreFoundation's binary reader does); this note keeps the file's key
     /// sequence and the values the repeats hid, so an unchanged dictionary is written back with
@@ -103,7 +148,9 @@ public struct BinaryLayout: Sendable {
     var walkObjects: WalkSteps
     /// Size of the subtree at each step of the reference walk.
     var walkExtents: WalkSteps
-    /// Unreferenced copies of reachable objects.
+    /// Unreferenced booleans, null and short UIDs, in ascending order of object.
+    var keptOrphans: [KeptOrphan]
+    /// The other unreferenced objects that copy reachable ones, in ascending order of object.
     var copies: [OrphanCopy]
     /// Non-zero high halves of 16-byte integers, by object index.
     var int128HighWords: [UInt32: UInt64]
@@ -113,12 +160,12 @@ public struct BinaryLayout: Sendable {
     /// matched to their notes by key after keys were inserted, removed or reordered. (The strings
     /// share storage with the decoded value's keys.)
     var keyTexts: KeyTexts
-    /// Unreferenced objects that copy no reachable object; they are dropped on write, so a file
-    /// holding any cannot be reproduced exactly.
+    /// Unreferenced objects that are neither kept nor copy a reachable object; they are dropped
+    /// on write, so a file holding any cannot be reproduced exactly.
     public internal(set) var unmatchedOrphanCount: Int
 
-    /// True when the notes can reproduce the file they came from byte for byte: it has no
-    /// unreferenced objects that copy nothing. (Objects must also lie in offset-table order
+    /// True when the notes can reproduce the file they came from byte for byte: every
+    /// unreferenced object is kept or copies a reachable one. (Objects must also lie in offset-table order
     /// without gaps, as in every file of the corpus.)
     public var reproducesSource: Bool { unmatchedOrphanCount == 0 }
 

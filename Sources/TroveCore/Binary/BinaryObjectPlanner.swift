@@ -172,8 +172,7 @@ struct BinaryObjectPlanner: ~Copyable {
     var uniqued = ScalarUniquingTable()
     var uniquingBuilt = false
 
-    init(layout: BinaryLayout?, maxDepth: Int) {
-        self.layout = layout
+    init(layout: consuming BinaryLayout?, maxDepth: Int) {
         self.maxDepth = maxDepth
         let noted = layout?.objectCount ?? 0
         notedObjectCount = noted
@@ -188,6 +187,9 @@ struct BinaryObjectPlanner: ~Copyable {
         extents = Self.storage(of: layout?.walkExtents)
         encodings = Self.storage(of: layout?.encodings)
         keyTextStorage = keyTexts.storage
+        // Moved in last, once nothing else reads the parameter: the walk, extents and encodings
+        // pointers point into arrays it keeps alive.
+        self.layout = consume layout
     }
 
     /// The first step of a walk column that `layout` keeps alive for as long as the planner
@@ -265,7 +267,7 @@ struct BinaryObjectPlanner: ~Copyable {
         }
     }
 
-    /// Plans the top value and the orphan copies the notes ask for; returns the top's order.
+    /// Plans the top value and the orphans the notes keep or copy; returns the top's order.
     ///
     /// The top value is borrowed for the whole walk, which keeps every container in it alive
     /// and unchanged, so the frames' pointers into their storage stay valid until the walk ends.
@@ -273,7 +275,10 @@ struct BinaryObjectPlanner: ~Copyable {
     /// stack.
     mutating func planDocument(_ value: PlistValue) throws(PlistError) -> Int {
         let top = try withUnsafePointer(to: value) { (top) throws(PlistError) -> Int in try plan(top) }
-        if let layout { addCopies(layout.copies) }
+        if let layout {
+            addKeptOrphans(layout.keptOrphans)
+            addCopies(layout.copies)
+        }
         return top
     }
 
@@ -508,6 +513,21 @@ struct BinaryObjectPlanner: ~Copyable {
     @inline(never)
     static func longMarkerLength(type: UInt8, count: Int, note: BinaryLayout.EncodingNote?) -> Int {
         BinaryExtendedMarker(type: type, count: count, note: note).length
+    }
+
+    /// Adds the kept orphans whose index nothing claimed, as scalars of their own bytes. They are
+    /// not uniqued: planning is over, and no new value can come to reference one.
+    private mutating func addKeptOrphans(_ orphans: [BinaryLayout.KeptOrphan]) {
+        for orphan in orphans {
+            let object = Int(orphan.object)
+            guard !objects.isClaimed(object) else { continue }
+            let length = orphan.length
+            let first = encoded.count
+            encoded.append(UInt64(orphan.bytes), 0, count: length)
+            objects[object] = Object(kind: Object.scalar, first: first, count: length)
+            filledNotedCount += 1
+            scalarBytes += length
+        }
     }
 
     /// Adds the orphan copies the notes list whose original a node took over and whose own

@@ -31,8 +31,6 @@ struct BinaryObjectScanner: ~Copyable {
     /// How many distinct objects the decode has reached; when it is the object count, the file
     /// has no unreferenced objects to look for.
     var reachedCount = 0
-    /// The first reachable object of each boolean, null and short UID, when the layout is kept.
-    var reachableTwins: BinaryReachableTwins
     var int128HighWords: [UInt32: UInt64] = [:]
     /// Dictionaries with repeated keys, by walk position.
     var repeatedKeys: [UInt32: BinaryLayout.RepeatedKeys] = [:]
@@ -56,7 +54,6 @@ struct BinaryObjectScanner: ~Copyable {
         // Slots also hold each cached object's expanded size, so that a reference to a shared
         // object adds its whole subtree to the expanded counts without walking it again.
         objects = BinaryObjectSlots(count: trailer.objectCount)
-        reachableTwins = BinaryReachableTwins(objectCount: trailer.objectCount, noting: keepsLayout)
         // Each walk step but the first is a reference the file spells, so the object area bounds
         // the walk. Reserved pages that are never written cost no memory, and growing copies the
         // walk while both copies are alive, so the bound is reserved up to 16 steps an object: a
@@ -445,24 +442,12 @@ struct BinaryObjectScanner: ~Copyable {
             if extendedCountMarker == nil && object.byte >> 4 != 0x5 {
                 // Most scalars: the note is the marker alone.
                 recorder.note(index, BinaryLayout.EncodingNote(marker: object.byte))
-                if object.byte < 0x10 || object.byte >> 4 == 0x8 { noteTwin(index, at: start) }
             } else {
                 // An "ASCII" object holding Latin-1 bytes: the layout records it.
                 note(index, marker: object.byte, extendedCount: extendedCountMarker, holdsLatin1: holdsLatin1)
             }
         }
         return value
-    }
-
-    /// Notes a boolean, null or UID the decode reached (see ``BinaryReachableTwins``); apart from
-    /// ``decodeScalar(_:at:noting:)``, whose every call would pay for the code of this rare case.
-    @inline(never)
-    mutating func noteTwin(_ index: Int, at start: Int) {
-        // Eight bytes can be loaded: an object starts before the offset table, which the 32-byte
-        // trailer follows; and the decode has proven the object whole.
-        let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-        guard let twin = OrphanTwins.Twin(firstWord: word, room: .max) else { return }
-        reachableTwins.note(twin, of: index)
     }
 
     /// An integer object (`0x1n`), whose 16-byte form the layout keeps whole.

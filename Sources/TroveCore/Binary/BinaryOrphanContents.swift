@@ -13,8 +13,8 @@ import Foundation
 /// so that crafted collisions cannot make the pass quadratic; the caller then pairs again with
 /// the table built on `Dictionary`, whose seeded hash no input can make collide on purpose.
 ///
-/// Booleans, null and the UIDs of an archive, nearly every orphan, never reach this table:
-/// ``OrphanTwins`` keeps them by their content.
+/// Booleans, null and the short UIDs of an archive, nearly every orphan, never reach this
+/// table: the layout keeps them as their bytes (``BinaryLayout/KeptOrphan``).
 ///
 /// Invariants: `slotCount` is a power of two, at least twice `hashedCount`; a slot's key is 0
 /// when it is empty, else its number is that of the content with that key; the first `count`

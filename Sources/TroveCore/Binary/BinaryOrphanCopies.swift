@@ -1,36 +1,35 @@
 import Foundation
 
-/// Which unreferenced objects of a binary file are byte-for-byte copies of referenced ones, so
-/// that a lossless rewrite can write each orphan again as the copy it was.
+/// What a lossless rewrite writes again for each unreferenced object of a binary file.
 ///
-/// Writers that do not unique every object leave such copies: an NSKeyedArchiver file from Xcode
-/// holds thousands of orphaned UID objects, each equal to a referenced one. Each orphan is paired
-/// with the first (lowest-numbered) reachable object of identical bytes.
+/// Writers that do not unique every object leave copies: CoreFoundation writes a boolean or a
+/// keyed archive's UID at every occurrence and references the first, and an NSKeyedArchiver
+/// file from Xcode holds thousands of such orphans. A boolean, null or UID of up to three bytes
+/// is kept as its own bytes (``BinaryLayout/KeptOrphan``): they take no more room than the
+/// number of an original would, and need nothing looked up. Any other orphan (no writer known
+/// leaves one) is paired with the first (lowest-numbered) reachable object of identical bytes.
 ///
-/// Two passes over the object numbers: the first gives each orphan's content a place, in the
-/// ``OrphanTwins`` slots when it is a boolean, null or an archive's UID, else as a number of an
-/// ``OrphanContents`` table; the second walks the reachable objects in ascending order, measures
-/// and looks up only those whose marker byte some orphan shares (read from the encoding notes,
-/// not the file), and stops once every content has found its original. The contents table caps
-/// its probes: input that makes them collide is paired again through the standard library's
-/// `Dictionary` instead.
-///
-/// A lossless read's scanner has noted the first reachable boolean, null and UID as it decoded
-/// them (``BinaryReachableTwins``). A file whose orphans are all of those, as every file of the
-/// corpus is, is paired from the notes in one pass over its orphans, and only other files take
-/// the two passes.
+/// One pass over the object numbers keeps the short orphans and gives each other orphan's
+/// content a number of an ``OrphanContents`` table. Only when there are such orphans does a
+/// second pass walk the reachable objects in ascending order, measure and look up those whose
+/// marker byte some orphan shares (read from the encoding notes, not the file), and stop once
+/// every content has found its original. The contents table caps its probes: input that makes
+/// them collide is paired again through the standard library's `Dictionary` instead.
 enum BinaryOrphanCopies {
-    /// The copies, and how many orphans have no reachable twin (or could not be measured).
-    static func find(_ scanner: borrowing BinaryObjectScanner) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int) {
+    /// What ``find(_:)`` and ``pair(_:orphanCount:probeLimit:hashed:)`` give: the kept orphans
+    /// and the copies, each in ascending order of orphan, and how many orphans are neither (no
+    /// reachable twin, or not measurable).
+    typealias Orphans = (kept: [BinaryLayout.KeptOrphan], copies: [BinaryLayout.OrphanCopy], unmatched: Int)
+
+    /// The orphans of the file `scanner` decoded.
+    static func find(_ scanner: borrowing BinaryObjectScanner) -> Orphans {
         let count = scanner.trailer.objectCount
         // Most files have no orphans: the scanner counted the objects it reached.
-        guard scanner.reachedCount < count else { return ([], 0) }
+        guard scanner.reachedCount < count else { return ([], [], 0) }
         let objects = FileObjects(
             contents: ObjectContents(bytes: scanner.bytes, trailer: scanner.trailer),
-            states: scanner.objectStates, encodings: scanner.encodingNotes, objectCount: count,
-            reachableTwins: scanner.reachableTwins.view)
+            states: scanner.objectStates, encodings: scanner.encodingNotes, objectCount: count)
         let orphans = count - scanner.reachedCount
-        if let notes = objects.reachableTwins, let paired = pairNoted(objects, notes: notes, orphanCount: orphans) { return paired }
         if let paired = pair(objects, orphanCount: orphans, probeLimit: probeLimit, hashed: true) { return paired }
         // The dictionary never gives up.
         return pair(objects, orphanCount: orphans, probeLimit: probeLimit, hashed: false)!
@@ -45,155 +44,145 @@ enum BinaryOrphanCopies {
     /// the stack; above that, this toolchain's Linux runtime allocates it on the heap.
     static let stretch = 256
 
-    /// Pairs each orphan of `source` (of which there are `orphanCount`) with the first reachable
-    /// object of equal bytes: the copies in ascending order of orphan, and how many orphans
-    /// copy nothing or could not be measured. Booleans, null and UIDs take ``OrphanTwins``'
-    /// slots; for the other contents `hashed` picks the open-addressing table, which returns nil
-    /// once a probe sequence runs past `probeLimit`, over the `Dictionary`.
+    /// Keeps the short orphans of `source` (of which there are `orphanCount`) and pairs each
+    /// other one with the first reachable object of equal bytes. For the contents `hashed` picks
+    /// the open-addressing table, which returns nil once a probe sequence runs past
+    /// `probeLimit`, over the `Dictionary`.
     // Inlined into `find`, whose concrete source then needs no witness-table call per object.
     @inline(__always)
-    static func pair(
-        _ source: some OrphanSource, orphanCount: Int, probeLimit: Int, hashed: Bool
-    ) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int)? {
-        var twins = OrphanTwins(objectCount: source.objectCount)
-        var contents = OrphanContents(probeLimit: probeLimit, hashed: hashed)
-        var unmatched = 0
+    static func pair(_ source: some OrphanSource, orphanCount: Int, probeLimit: Int, hashed: Bool) -> Orphans? {
+        // The stretch's list on the stack: a small file's pass is otherwise mostly allocations.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.stretch) { listed in
+            pair(source, orphanCount: orphanCount, probeLimit: probeLimit, hashed: hashed, listing: listed.baseAddress!)
+        }
+    }
+
+    /// ``pair(_:orphanCount:probeLimit:hashed:)`` with room for a stretch's list at `listed`.
+    @inline(__always)
+    private static func pair(
+        _ source: some OrphanSource, orphanCount: Int, probeLimit: Int, hashed: Bool, listing listed: UnsafeMutablePointer<UInt32>
+    ) -> Orphans? {
         let objectCount = source.objectCount
-        // One allocation for three tables: each orphan as its index in the high half and, in
-        // the low half, its slot of `twins` or its content's number; the marker set's 256
-        // flags; and the objects of one stretch that the pass looks at.
-        let orphanCapacity = Swift.max(orphanCount, 1)
-        let orphans = UnsafeMutablePointer<UInt64>.allocate(capacity: orphanCapacity + MarkerSet.words + Self.stretch / 2 + 1)
-        defer { orphans.deallocate() }
-        var orphanTotal = 0
-        let wanted = MarkerSet(storage: orphans + orphanCapacity)
-        let listed = UnsafeMutableRawPointer(orphans + orphanCapacity + MarkerSet.words)
-            .bindMemory(to: UInt32.self, capacity: Self.stretch + 1)
-        // A file's short objects are measured in place: through the protocol, each would be a
-        // call to a witness too large to inline.
+        // Appended, which is specialized for the element type: `init(unsafeUninitializedCapacity:)`
+        // allocates through the runtime's generic path (see `Array.init(filledWith:count:)`).
+        var kept: [BinaryLayout.KeptOrphan] = []
+        kept.reserveCapacity(orphanCount)
+        // The other orphans, listed at the first.
+        var others: UnsafeMutablePointer<UInt32>? = nil
+        defer { others?.deallocate() }
+        var otherCount = 0
+        // A file's objects are measured in place: through the protocol, each would be a call to
+        // a witness too large to inline.
         let fileContents = source.fileContents
         @inline(__always) func shortKey(of index: Int) -> UInt64? {
             if let fileContents { return fileContents.shortKey(of: index) }
             return source.shortKey(of: index)
         }
-        @inline(__always) func twin(of index: Int) -> OrphanTwins.Twin? {
-            if let fileContents { return fileContents.twin(of: index) }
-            return source.content(of: index).flatMap { OrphanTwins.Twin(content: $0) }
+        @inline(__always) func keptOrphan(_ index: Int) -> BinaryLayout.KeptOrphan? {
+            if let fileContents { return fileContents.keptOrphan(index) }
+            return source.content(of: index).flatMap { BinaryLayout.KeptOrphan(object: index, content: $0) }
         }
         // Each stretch of objects is first listed, and the list then gone through.
         var start = 0
+        var seen = 0
         while start < objectCount {
             let end = Swift.min(start &+ Self.stretch, objectCount)
             let listedCount = listOrphans(of: source, in: start..<end, into: listed)
             start = end
+            precondition(listedCount <= orphanCount &- seen, "more orphans than counted")
+            seen &+= listedCount
             for position in 0..<listedCount {
                 let index = Int(listed[position])
-                let code: UInt32
-                let marker: UInt8
-                if let twin = twin(of: index), let slot = twins.want(twin) {
-                    marker = twin.marker
-                    code = slot
-                } else if hashed, let key = shortKey(of: index) {
-                    marker = UInt8(truncatingIfNeeded: key)
-                    guard let found = contents.number(ofShortKey: key) else { return nil }
-                    code = UInt32(truncatingIfNeeded: found)
+                if let orphan = keptOrphan(index) {
+                    kept.append(orphan)
                 } else {
-                    guard let content = source.content(of: index) else {
-                        unmatched += 1
-                        continue
-                    }
-                    marker = content[0]
-                    guard let found = contents.number(of: content) else { return nil }
-                    code = UInt32(truncatingIfNeeded: found)
+                    let list = others ?? .allocate(capacity: orphanCount)
+                    others = list
+                    list[otherCount] = UInt32(truncatingIfNeeded: index)
+                    otherCount &+= 1
                 }
-                precondition(orphanTotal < orphanCount, "more orphans than counted")
-                wanted.insert(marker)
-                orphans[orphanTotal] = UInt64(truncatingIfNeeded: index) << 32 | UInt64(code)
-                orphanTotal += 1
+            }
+        }
+        guard let others else { return (kept, [], 0) }
+        var paired = PairedOrphans(capacity: otherCount, probeLimit: probeLimit, hashed: hashed)
+        var unmatched = 0
+        for index in UnsafeBufferPointer(start: others, count: otherCount).lazy.map(Int.init) {
+            if hashed, let key = shortKey(of: index) {
+                guard let number = paired.contents.number(ofShortKey: key) else { return nil }
+                paired.add(index, number: number, marker: UInt8(truncatingIfNeeded: key))
+            } else if let content = source.content(of: index) {
+                guard let number = paired.contents.number(of: content) else { return nil }
+                paired.add(index, number: number, marker: content[0])
+            } else {
+                unmatched += 1
             }
         }
         start = 0
-        while twins.unfound + contents.unfound > 0 && start < objectCount {
+        while paired.contents.unfound > 0 && start < objectCount {
             let end = Swift.min(start &+ Self.stretch, objectCount)
             var listedCount = 0
             for index in start..<end {
                 listed[listedCount] = UInt32(truncatingIfNeeded: index)
                 // Both tests made, so that the compiler makes no branch of the `&&`.
                 let reachable = !source.isOrphan(index)
-                let shared = wanted.contains(source.marker(ofReachable: index))
+                let shared = paired.wanted.contains(source.marker(ofReachable: index))
                 listedCount &+= Self.count(reachable) & Self.count(shared)
             }
             start = end
             for position in 0..<listedCount {
                 let index = Int(listed[position])
-                if let twin = twin(of: index), twins.offer(twin, as: index) {
-                    // Held by the twins' slots alone.
-                } else if hashed, let key = shortKey(of: index) {
-                    guard contents.offer(shortKey: key, as: index) else { return nil }
+                if hashed, let key = shortKey(of: index) {
+                    guard paired.contents.offer(shortKey: key, as: index) else { return nil }
                 } else if let content = source.content(of: index) {
-                    guard contents.offer(content, as: index) else { return nil }
+                    guard paired.contents.offer(content, as: index) else { return nil }
                 }
             }
         }
-        var copyCount = 0
-        let copies = [BinaryLayout.OrphanCopy](unsafeUninitializedCapacity: orphanTotal) { copies, initialized in
-            for orphan in UnsafeBufferPointer(start: orphans, count: orphanTotal) {
-                let code = UInt32(truncatingIfNeeded: orphan)
-                let original = OrphanTwins.isSlot(code) ? twins.original(ofCode: code) : contents.original(ofNumber: Int(code))
-                (copies.baseAddress! + copyCount).initialize(to: BinaryLayout.OrphanCopy(
-                    object: UInt32(truncatingIfNeeded: orphan >> 32), original: UInt32(truncatingIfNeeded: original)))
-                copyCount &+= Self.count(original >= 0)
-            }
-            initialized = copyCount
-        }
-        unmatched += orphanTotal - copyCount
-        return (copies, unmatched)
+        let copies = paired.copies()
+        return (kept, copies, unmatched + paired.count - copies.count)
     }
 
-    /// Pairs every orphan of `objects` (of which there are `orphanCount`) through the scanner's
-    /// `notes` alone, as ``pair(_:orphanCount:probeLimit:hashed:)`` would: the copies in ascending
-    /// order of orphan, and how many orphans copy nothing. Nil at the first orphan the notes
-    /// cannot answer for (not a twin read from the file, see ``ObjectContents/twin(of:)``, or one
-    /// ``BinaryReachableTwins/View/original(of:)`` cannot tell), which leaves the file to the
-    /// general pairing: no writer known leaves such orphans.
-    static func pairNoted(
-        _ objects: FileObjects, notes: BinaryReachableTwins.View, orphanCount: Int
-    ) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int)? {
-        // The stretch's list on the stack: a small file's pass is otherwise mostly allocations.
-        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.stretch) { listed in
-            pairNoted(objects, notes: notes, orphanCount: orphanCount, listing: listed.baseAddress!)
-        }
-    }
+    /// The orphans of a pass that are not kept, with the contents they hold and the set of their
+    /// markers.
+    private struct PairedOrphans: ~Copyable {
+        var contents: OrphanContents
+        /// Each orphan as its index in the high half and its content's number in the low half,
+        /// followed by the marker set's flags.
+        private let orphans: UnsafeMutablePointer<UInt64>
+        private let capacity: Int
+        private(set) var count = 0
+        let wanted: MarkerSet
 
-    /// ``pairNoted(_:notes:orphanCount:)`` with room for a stretch's list at `listed`.
-    @inline(__always)
-    private static func pairNoted(
-        _ objects: FileObjects, notes: BinaryReachableTwins.View, orphanCount: Int, listing listed: UnsafeMutablePointer<UInt32>
-    ) -> (copies: [BinaryLayout.OrphanCopy], unmatched: Int)? {
-        let contents = objects.contents
-        let objectCount = objects.objectCount
-        var seen = 0
-        // Appended, which is specialized for the element type: `init(unsafeUninitializedCapacity:)`
-        // allocates through the runtime's generic path (see `Array.init(filledWith:count:)`).
-        var copies: [BinaryLayout.OrphanCopy] = []
-        copies.reserveCapacity(orphanCount)
-        var start = 0
-        // As in `pair`: each stretch's orphans listed, then gone through.
-        while start < objectCount {
-            let end = Swift.min(start &+ Self.stretch, objectCount)
-            let listedCount = listOrphans(of: objects, in: start..<end, into: listed)
-            start = end
-            precondition(listedCount <= orphanCount &- seen, "more orphans than counted")
-            seen &+= listedCount
-            for position in 0..<listedCount {
-                let index = Int(listed[position])
-                guard let twin = contents.twin(of: index), let original = notes.original(of: twin) else { return nil }
-                if original >= 0 {
-                    copies.append(BinaryLayout.OrphanCopy(object: UInt32(truncatingIfNeeded: index), original: UInt32(truncatingIfNeeded: original)))
+        init(capacity: Int, probeLimit: Int, hashed: Bool) {
+            contents = OrphanContents(probeLimit: probeLimit, hashed: hashed)
+            self.capacity = capacity
+            orphans = .allocate(capacity: capacity + MarkerSet.words)
+            wanted = MarkerSet(storage: orphans + capacity)
+        }
+
+        deinit { orphans.deallocate() }
+
+        @inline(__always)
+        mutating func add(_ index: Int, number: Int, marker: UInt8) {
+            precondition(count < capacity, "more orphans than counted")
+            wanted.insert(marker)
+            orphans[count] = UInt64(truncatingIfNeeded: index) << 32 | UInt64(truncatingIfNeeded: number)
+            count += 1
+        }
+
+        /// The orphans whose content found an original, with it.
+        func copies() -> [BinaryLayout.OrphanCopy] {
+            var copyCount = 0
+            return [BinaryLayout.OrphanCopy](unsafeUninitializedCapacity: count) { copies, initialized in
+                for orphan in UnsafeBufferPointer(start: orphans, count: count) {
+                    let original = contents.original(ofNumber: Int(UInt32(truncatingIfNeeded: orphan)))
+                    (copies.baseAddress! + copyCount).initialize(to: BinaryLayout.OrphanCopy(
+                        object: UInt32(truncatingIfNeeded: orphan >> 32), original: UInt32(truncatingIfNeeded: original)))
+                    copyCount &+= BinaryOrphanCopies.count(original >= 0)
                 }
+                initialized = copyCount
             }
         }
-        return (copies, seen - copies.count)
     }
 
     /// Writes the numbers of the orphans among the objects `range` to `listed` (room for
@@ -211,7 +200,7 @@ enum BinaryOrphanCopies {
 
     /// 1 for true, 0 for false, as a value the compiler does not turn back into a branch.
     @inline(__always)
-    private static func count(_ flag: Bool) -> Int { Int(unsafeBitCast(flag, to: UInt8.self)) }
+    fileprivate static func count(_ flag: Bool) -> Int { Int(unsafeBitCast(flag, to: UInt8.self)) }
 
     /// The objects of a file as the pairing sees them: the scanner's states say which are
     /// orphans, its encoding notes give a reachable object's marker without an offset lookup.
@@ -221,8 +210,6 @@ enum BinaryOrphanCopies {
         let states: UnsafePointer<BinaryObjectSlots.State>
         let encodings: UnsafePointer<BinaryLayout.EncodingNote>
         let objectCount: Int
-        /// What the scanner noted of the reachable twins, nil when it noted nothing.
-        let reachableTwins: BinaryReachableTwins.View?
 
         @inline(__always)
         func isOrphan(_ index: Int) -> Bool { states[index] == .unseen }
@@ -295,12 +282,12 @@ enum BinaryOrphanCopies {
             return UnsafeRawBufferPointer(start: bytes.baseAddress! + start, count: length)
         }
 
-        /// The twin of object `index` (see ``OrphanTwins``) read straight from the file, nil for
-        /// an object of any other kind or a malformed one.
+        /// Object `index` as a kept orphan, read straight from the file; nil for an object of
+        /// any other kind or a malformed one.
         @inline(__always)
-        func twin(of index: Int) -> OrphanTwins.Twin? {
+        func keptOrphan(_ index: Int) -> BinaryLayout.KeptOrphan? {
             guard let (start, word) = firstWord(of: index) else { return nil }
-            return OrphanTwins.Twin(firstWord: word, room: end &- start)
+            return BinaryLayout.KeptOrphan(object: index, firstWord: word, room: end &- start)
         }
 
         /// ``OrphanSource/shortKey(of:)`` read straight from the file for the objects that
@@ -360,7 +347,7 @@ protocol OrphanSource {
     /// tell it more cheaply than ``content(of:)`` (which the caller then asks).
     func shortKey(of index: Int) -> UInt64?
     /// The file the objects lie in, when there is one: the pairing then reads short keys and
-    /// twins straight from it, rather than through ``shortKey(of:)`` and ``content(of:)``.
+    /// kept orphans straight from it, rather than through ``shortKey(of:)`` and ``content(of:)``.
     var fileContents: BinaryOrphanCopies.ObjectContents? { get }
 }
 

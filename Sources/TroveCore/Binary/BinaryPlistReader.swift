@@ -59,7 +59,7 @@ public struct BinaryPlistReader: Sendable {
 
     /// The layout notes of a read that kept them, once `scanner` has decoded the top object.
     private static func layout(of scanner: inout BinaryObjectScanner, trailer: BinaryTrailer) -> BinaryLayout {
-        let (copies, unmatched) = BinaryOrphanCopies.find(scanner)
+        let orphans = BinaryOrphanCopies.find(scanner)
         let notes = scanner.layoutNotes()
         return BinaryLayout(
             versionByte: trailer.versionByte,
@@ -70,11 +70,12 @@ public struct BinaryPlistReader: Sendable {
             encodings: notes.encodings,
             walkObjects: notes.walkObjects,
             walkExtents: notes.walkExtents,
-            copies: copies,
+            keptOrphans: orphans.kept,
+            copies: orphans.copies,
             int128HighWords: scanner.int128HighWords,
             repeatedKeys: scanner.repeatedKeys,
             keyTexts: notes.keyTexts,
-            unmatchedOrphanCount: unmatched)
+            unmatchedOrphanCount: orphans.unmatched)
     }
 
     /// Whether a read of a file of `size` bytes and `objects` objects may split its decode (see

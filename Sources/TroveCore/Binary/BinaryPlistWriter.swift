@@ -26,24 +26,29 @@ public struct BinaryPlistWriter: Sendable {
     public init(limits: PlistLimits = .default) { self.limits = limits }
 
     /// Encodes `value`, following `layout` where it still applies.
-    public func write(_ value: PlistValue, layout: BinaryLayout? = nil) throws(PlistError) -> [UInt8] {
+    public func write(_ value: PlistValue, layout: consuming BinaryLayout? = nil) throws(PlistError) -> [UInt8] {
         try encode(value, layout: layout).array
     }
 
     /// The same document as `Data` that owns the encoder's buffer, so that `Plist.write` does
     /// not copy the whole file twice on its way out.
-    func writeData(_ value: PlistValue, layout: BinaryLayout? = nil) throws(PlistError) -> Data {
+    ///
+    /// The notes are consumed down to the planner, which keeps them: a copy would retain each
+    /// of their arrays.
+    func writeData(_ value: PlistValue, layout: consuming BinaryLayout? = nil) throws(PlistError) -> Data {
         try encode(value, layout: layout).data()
     }
 
-    private func encode(_ value: PlistValue, layout: BinaryLayout?) throws(PlistError) -> ByteBuffer {
-        guard let layout else { return try BinaryPlainEncoder(limits: limits, for: value).encode(value) }
-        return try encodeThroughPlanner(value, layout: layout)
+    private func encode(_ value: PlistValue, layout: consuming BinaryLayout?) throws(PlistError) -> ByteBuffer {
+        switch consume layout {
+        case nil: return try BinaryPlainEncoder(limits: limits, for: value).encode(value)
+        case let notes?: return try encodeThroughPlanner(value, layout: notes)
+        }
     }
 
     /// The planner's path, which follows notes; without them it writes what ``BinaryPlainEncoder``
     /// writes (tests compare the two).
-    func encodeThroughPlanner(_ value: PlistValue, layout: BinaryLayout?) throws(PlistError) -> ByteBuffer {
+    func encodeThroughPlanner(_ value: PlistValue, layout: consuming BinaryLayout?) throws(PlistError) -> ByteBuffer {
         var planner = BinaryObjectPlanner(layout: layout, maxDepth: limits.maxDepth)
         planner.meter = LimitMeter(limits: limits)
         let top = try planner.planDocument(value)

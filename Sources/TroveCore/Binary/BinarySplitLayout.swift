@@ -66,7 +66,6 @@ extension BinaryObjectScanner {
             if !recorder.isKey(index), worker.recorder.isKey(index) { recorder.adoptKey(index, from: worker.recorder, movedTo: textsMoved) }
         }
         int128HighWords.merge(worker.int128HighWords) { mine, _ in mine }
-        reachableTwins.merge(worker.reachableTwins)
     }
 
     /// The state under which this scanner treats its next reference to an object another

@@ -6,7 +6,8 @@ import Foundation
 /// The layout notes are what make a rewrite lossless: writing an unchanged document back in its
 /// own format reproduces the input byte for byte, and after an edit only the bytes that depend on
 /// the edit change. Binary and XML notes describe the file's shape (object order and sharing,
-/// integer widths, spellings, whitespace), never a copy of its bytes; OpenStep and JSON notes keep
+/// integer widths, spellings, whitespace, and the one to four bytes of each unreferenced boolean
+/// or UID), never a copy of the values' bytes; OpenStep and JSON notes keep
 /// the text and the value it was read as. Either way they stay valid while ``value`` is edited.
 public struct PlistDocument: Sendable {
     /// The decoded value. Edit it freely; the notes follow it by position.
