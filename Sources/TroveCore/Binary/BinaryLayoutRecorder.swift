@@ -60,11 +60,12 @@ struct BinaryLayoutRecorder: ~Copyable {
             walkCapacity = 0
             return
         }
-        // An object the walk never reaches keeps the empty note, as the layout's readers expect.
-        var encodingArray = [BinaryLayout.EncodingNote](filledWith: BinaryLayout.EncodingNote(marker: 0), count: objectCount)
+        // An object the walk never reaches keeps the empty note (raw 0), as the layout's readers
+        // expect.
+        var encodingArray = [BinaryLayout.EncodingNote](zeroedCount: objectCount)
         encodings = encodingArray.withUnsafeMutableBufferPointer { $0.baseAddress! }
         self.encodingArray = encodingArray
-        var keyIndexArray = [UInt32](filledWith: 0, count: objectCount)
+        var keyIndexArray = [UInt32](zeroedCount: objectCount)
         keyIndex = keyIndexArray.withUnsafeMutableBufferPointer { $0.baseAddress! }
         self.keyIndexArray = keyIndexArray
         textCapacity = Swift.min(objectCount, 64)

@@ -64,7 +64,7 @@ enum BinaryOrphanCopies {
     ) -> Orphans? {
         let objectCount = source.objectCount
         // Appended, which is specialized for the element type: `init(unsafeUninitializedCapacity:)`
-        // allocates through the runtime's generic path (see `Array.init(filledWith:count:)`).
+        // allocates through the runtime's generic path (see `Array.init(zeroedCount:)`).
         var kept: [BinaryLayout.KeptOrphan] = []
         kept.reserveCapacity(orphanCount)
         // The other orphans, listed at the first.

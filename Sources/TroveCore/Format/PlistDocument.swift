@@ -72,7 +72,12 @@ public enum Plist {
         let result: Result<PlistDocument, PlistError> = data.withUnsafeBytes { raw in
             Result { () throws(PlistError) in try read(bytes: raw, options: options) }
         }
-        return try result.get()
+        // Moved out: `get()` would copy the document, a retain and a release per array of its
+        // notes.
+        switch consume result {
+        case .success(let document): return document
+        case .failure(let error): throw error
+        }
     }
 
     /// Reads a property list from raw bytes, detecting its format from the content.
